@@ -1,0 +1,18 @@
+//! agui-studio: an AG-UI server and a live AG-UI client UI in one crate.
+//!
+//! `protocol` is pure (no I/O) and compiles for the server and for `wasm32-unknown-unknown`;
+//! `server` is the axum side (feature `ssr`); `ui` renders on both sides; `client` is the
+//! browser transport (feature `hydrate`).
+
+pub mod protocol;
+pub mod ui;
+
+#[cfg(feature = "ssr")]
+pub mod server;
+
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(ui::app::App);
+}

@@ -1,0 +1,1 @@
+//! Dialect translation (placeholder).

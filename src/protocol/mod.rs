@@ -1,0 +1,6 @@
+//! The AG-UI 1.1 protocol core: types, SSE codec, dialect translation, enforcement, chunk
+//! expansion, verification and the reducer. Pure Rust, no I/O; the same code runs on the server
+//! and in the browser.
+
+pub mod dialect;
+pub mod sse;

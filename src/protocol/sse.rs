@@ -1,0 +1,1 @@
+//! SSE codec (placeholder).

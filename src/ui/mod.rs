@@ -1,0 +1,3 @@
+//! The Leptos UI, rendered on the server and hydrated in the browser.
+
+pub mod app;
