@@ -3,4 +3,9 @@
 //! and in the browser.
 
 pub mod dialect;
+pub mod event;
 pub mod sse;
+pub mod types;
+
+pub use event::{Event, EventKind};
+pub use types::*;
