@@ -2,10 +2,16 @@
 //! expansion, verification and the reducer. Pure Rust, no I/O; the same code runs on the server
 //! and in the browser.
 
+pub mod chunks;
+pub mod compat;
 pub mod dialect;
+pub mod enforce;
+pub mod pipeline;
 pub mod event;
+pub mod reduce;
 pub mod sse;
 pub mod types;
+pub mod verify;
 
 pub use event::{Event, EventKind};
 pub use types::*;

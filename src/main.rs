@@ -1,0 +1,16 @@
+//! The agui-studio binary: serves the AG-UI server and UI (default), or inspects a recorded
+//! stream (`agui-studio inspect`).
+
+use clap::Parser;
+
+use agui_studio::server::config::{Cli, Command};
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Inspect(args)) => agui_studio::server::inspect::run(args),
+        Some(Command::Serve(serve)) => agui_studio::server::serve(serve).await,
+        None => agui_studio::server::serve(cli.serve).await,
+    }
+}

@@ -1,0 +1,173 @@
+//! Compatibility with older peers: how a client prepares the `RunAgentInput` it sends, and which
+//! protocol era a peer speaks.
+//!
+//! Always on: legacy `{type:"binary"}` content parts are upgraded to 1.1 media parts, activity
+//! messages (client-only) are removed, and `tools`, `context`, `state` and `forwardedProps` are
+//! always present because pre-1.0 servers require them. For a peer pinned to an older version
+//! (`maxProtocolVersion`), `protocolVersion` is omitted below 1.0 and multimodal user content is
+//! flattened to text below 0.0.40, with a warning for what that drops.
+
+use serde_json::{json, Map, Value};
+
+use super::types::PROTOCOL_VERSION;
+
+/// A protocol version as `(major, minor, patch)`; "1.1" is `(1, 1, 0)`.
+pub type Version = (u32, u32, u32);
+
+/// Parse "MAJOR.MINOR" or "MAJOR.MINOR.PATCH".
+pub fn parse_version(v: &str) -> Option<Version> {
+    let parts: Vec<&str> = v.trim().split('.').collect();
+    let num = |s: &str| s.parse::<u32>().ok();
+    match parts.as_slice() {
+        [a, b] => Some((num(a)?, num(b)?, 0)),
+        [a, b, c] => Some((num(a)?, num(b)?, num(c)?)),
+        _ => None,
+    }
+}
+
+/// The first version with subagents and `protocolVersion` negotiation.
+pub const V1_0: Version = (1, 0, 0);
+/// The first version with multimodal content parts.
+const V0_0_40: Version = (0, 0, 40);
+
+/// Prepare a `RunAgentInput` (as JSON) for sending to a peer that speaks at most `max_version`
+/// (None: a current 1.1 peer). Returns the body to send and warnings.
+pub fn prepare_request(mut input: Value, max_version: Option<Version>) -> (Value, Vec<String>) {
+    let mut warnings = Vec::new();
+    let Some(obj) = input.as_object_mut() else {
+        return (input, warnings);
+    };
+    let era = max_version.unwrap_or((u32::MAX, 0, 0));
+    if era < V1_0 {
+        obj.remove("protocolVersion");
+    } else {
+        obj.insert("protocolVersion".into(), json!(PROTOCOL_VERSION));
+    }
+    for key in ["tools", "context"] {
+        if !matches!(obj.get(key), Some(Value::Array(_))) {
+            obj.insert(key.into(), json!([]));
+        }
+    }
+    for key in ["state", "forwardedProps"] {
+        if obj.get(key).is_none_or(Value::is_null) {
+            obj.insert(key.into(), json!({}));
+        }
+    }
+    if let Some(Value::Array(messages)) = obj.get_mut("messages") {
+        messages.retain(|m| m.get("role").and_then(Value::as_str) != Some("activity"));
+        for m in messages.iter_mut() {
+            let id = m.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
+            let Some(Value::Array(parts)) = m.get_mut("content") else {
+                continue;
+            };
+            for p in parts.iter_mut() {
+                upgrade_binary_part(p);
+            }
+            if era < V0_0_40 && m.get("role").and_then(Value::as_str) == Some("user") {
+                flatten_content(m, &id, &mut warnings);
+            }
+        }
+    }
+    (input, warnings)
+}
+
+/// `{type:"binary", mimeType, url|data|id, filename?}` (deprecated in 0.0.47, removed in 1.0)
+/// becomes the typed media part its MIME type names.
+fn upgrade_binary_part(part: &mut Value) {
+    let Some(p) = part.as_object() else { return };
+    if p.get("type").and_then(Value::as_str) != Some("binary") {
+        return;
+    }
+    let mime = p.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream");
+    let kind = match mime.split('/').next() {
+        Some("image") => "image",
+        Some("audio") => "audio",
+        Some("video") => "video",
+        _ => "document",
+    };
+    let str_of = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    let source = if let Some(url) = str_of("url") {
+        json!({"type": "url", "value": url, "mimeType": mime})
+    } else if let Some(data) = str_of("data") {
+        json!({"type": "data", "value": data, "mimeType": mime})
+    } else if let Some(id) = str_of("id") {
+        json!({"type": "file", "value": id, "mimeType": mime})
+    } else {
+        return;
+    };
+    let mut upgraded = Map::new();
+    upgraded.insert("type".into(), json!(kind));
+    upgraded.insert("source".into(), source);
+    if let Some(name) = str_of("filename") {
+        upgraded.insert("metadata".into(), json!({ "filename": name }));
+    }
+    *part = Value::Object(upgraded);
+}
+
+fn flatten_content(message: &mut Value, id: &str, warnings: &mut Vec<String>) {
+    let Some(Value::Array(parts)) = message.get("content") else {
+        return;
+    };
+    let mut texts = Vec::new();
+    let mut dropped = 0;
+    for p in parts {
+        match (p.get("type").and_then(Value::as_str), p.get("text").and_then(Value::as_str)) {
+            (Some("text"), Some(t)) => texts.push(t.to_string()),
+            _ => dropped += 1,
+        }
+    }
+    if dropped > 0 {
+        warnings.push(format!(
+            "the peer predates multimodal content: flattening message '{id}' to text DROPS non-text parts ({dropped} dropped)"
+        ));
+    }
+    message["content"] = Value::String(texts.join("\n"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(parse_version("1.1"), Some((1, 1, 0)));
+        assert_eq!(parse_version("0.0.45"), Some((0, 0, 45)));
+        assert_eq!(parse_version("draft"), None);
+        assert!(parse_version("0.0.57").unwrap() < V1_0);
+    }
+
+    #[test]
+    fn current_peer_gets_protocol_version_and_defaults() {
+        let (v, w) = prepare_request(json!({"threadId": "t", "runId": "r", "messages": []}), None);
+        assert_eq!(v["protocolVersion"], "1.1");
+        assert_eq!(v["tools"], json!([]));
+        assert_eq!(v["context"], json!([]));
+        assert_eq!(v["forwardedProps"], json!({}));
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn old_peer_gets_no_protocol_version_and_flattened_text() {
+        let input = json!({"threadId": "t", "runId": "r", "protocolVersion": "1.1", "messages": [
+            {"id": "u", "role": "user", "content": [{"type": "text", "text": "What?"},
+             {"type": "image", "source": {"type": "url", "value": "https://x/c.png"}}]},
+            {"id": "a", "role": "activity", "activityType": "x", "content": {}}]});
+        let (v, w) = prepare_request(input, parse_version("0.0.39"));
+        assert!(v.get("protocolVersion").is_none());
+        assert_eq!(v["messages"], json!([{"id": "u", "role": "user", "content": "What?"}]));
+        assert!(w[0].contains("DROPS non-text parts"));
+    }
+
+    #[test]
+    fn binary_parts_are_upgraded_silently() {
+        let input = json!({"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user",
+            "content": [{"type": "binary", "mimeType": "image/png", "url": "https://x/l.png"},
+                        {"type": "binary", "mimeType": "application/pdf", "data": "AAAA", "filename": "a.pdf"}]}]});
+        let (v, w) = prepare_request(input, None);
+        assert_eq!(v["messages"][0]["content"], json!([
+            {"type": "image", "source": {"type": "url", "value": "https://x/l.png", "mimeType": "image/png"}},
+            {"type": "document", "source": {"type": "data", "value": "AAAA", "mimeType": "application/pdf"},
+             "metadata": {"filename": "a.pdf"}}]));
+        assert!(w.is_empty());
+    }
+}

@@ -1,0 +1,237 @@
+//! The client pipeline in the 1.1 normative order: SSE decoding → dialect translation →
+//! enforcement → chunk expansion → verification → the reducer. The browser and the server's
+//! proxy both consume foreign streams through this one type.
+
+use serde_json::Value;
+
+use super::chunks::ChunkExpander;
+use super::compat::{Version, V1_0};
+use super::dialect::Translator;
+use super::enforce::{enforce, Enforced};
+use super::event::{Event, EventKind};
+use super::reduce::{Change, Conversation};
+use super::sse::{Decoder, SseFrame};
+use super::types::RunAgentInput;
+use super::verify::Verifier;
+
+/// How a consumed stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamOutcome {
+    /// Every run ended with a terminal event (`RUN_FINISHED` or `RUN_ERROR`).
+    Completed,
+    /// The client rejected the stream (a fatal protocol error).
+    Failed,
+    /// The stream ended with a run still open, or with no run at all. Never success.
+    Truncated,
+}
+
+impl StreamOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamOutcome::Completed => "completed",
+            StreamOutcome::Failed => "failed",
+            StreamOutcome::Truncated => "truncated",
+        }
+    }
+}
+
+/// One event delivered to the application, with what it changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivered {
+    pub event: Event,
+    pub change: Change,
+}
+
+/// Options of a consumer.
+#[derive(Debug, Clone, Default)]
+pub struct PipelineOptions {
+    /// The newest protocol version the peer speaks (None: a current peer).
+    pub max_protocol_version: Option<Version>,
+}
+
+/// A consumer of one event stream (one POST response, possibly carrying several runs).
+#[derive(Debug)]
+pub struct Pipeline {
+    decoder: Decoder,
+    translator: Translator,
+    chunks: ChunkExpander,
+    verifier: Verifier,
+    options: PipelineOptions,
+    /// The conversation the stream builds.
+    pub conversation: Conversation,
+    /// Every warning of every stage, in order.
+    pub warnings: Vec<String>,
+    /// `RUN_ERROR` events delivered: (message, code).
+    pub run_errors: Vec<(String, Option<String>)>,
+    error: Option<String>,
+    finished: bool,
+}
+
+impl Pipeline {
+    pub fn new(options: PipelineOptions) -> Self {
+        Pipeline {
+            decoder: Decoder::new(),
+            translator: Translator::new(),
+            chunks: ChunkExpander::new(),
+            verifier: Verifier::new(),
+            options,
+            conversation: Conversation::new(),
+            warnings: Vec::new(),
+            run_errors: Vec::new(),
+            error: None,
+            finished: false,
+        }
+    }
+
+    /// A consumer of the run that `input` started: the conversation starts from its messages
+    /// and state, and dialect events that lack ids take the input's.
+    pub fn for_input(input: &RunAgentInput, options: PipelineOptions) -> Self {
+        let mut p = Pipeline::new(options);
+        p.translator = Translator::with_ids(input.thread_id.clone(), input.run_id.clone());
+        p.conversation = Conversation::from_input(input);
+        p
+    }
+
+    /// The fatal error that stopped the stream, if any.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn outcome(&self) -> StreamOutcome {
+        if self.error.is_some() {
+            StreamOutcome::Failed
+        } else if self.verifier.is_complete() {
+            StreamOutcome::Completed
+        } else {
+            StreamOutcome::Truncated
+        }
+    }
+
+    /// Feed raw response bytes, split anywhere.
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> Vec<Delivered> {
+        if self.error.is_some() {
+            return Vec::new();
+        }
+        match self.decoder.push(bytes) {
+            Ok(frames) => self.push_frames(frames),
+            Err(e) => {
+                self.fail(format!("SSE decoding failed: {e}"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The response body ended.
+    pub fn finish(&mut self) -> Vec<Delivered> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finished = true;
+        let mut out = match self.decoder.finish() {
+            Ok(frames) => self.push_frames(frames),
+            Err(e) => {
+                self.fail(format!("SSE decoding failed: {e}"));
+                Vec::new()
+            }
+        };
+        if self.error.is_none() {
+            let t = self.translator.finish();
+            self.warnings.extend(t.warnings);
+            for v in t.events {
+                out.extend(self.push_translated(v));
+            }
+        }
+        out
+    }
+
+    fn push_frames(&mut self, frames: Vec<SseFrame>) -> Vec<Delivered> {
+        let mut out = Vec::new();
+        for f in frames {
+            if self.error.is_some() {
+                break;
+            }
+            match serde_json::from_str::<Value>(&f.data) {
+                Ok(v) => out.extend(self.push_value(f.event.as_deref(), v)),
+                Err(e) => self.fail(format!("invalid JSON in SSE data ({e}): {}", brief(&f.data))),
+            }
+        }
+        out
+    }
+
+    /// Feed one decoded event: its SSE `event:` name, if any, and its JSON.
+    pub fn push_value(&mut self, sse_event: Option<&str>, value: Value) -> Vec<Delivered> {
+        if self.error.is_some() {
+            return Vec::new();
+        }
+        let t = self.translator.translate(sse_event, value);
+        self.warnings.extend(t.warnings);
+        let mut out = Vec::new();
+        for v in t.events {
+            out.extend(self.push_translated(v));
+        }
+        out
+    }
+
+    fn push_translated(&mut self, value: Value) -> Vec<Delivered> {
+        if self.error.is_some() {
+            return Vec::new();
+        }
+        let event = match enforce(value, &mut self.warnings) {
+            Ok(Enforced::Event(e)) => e,
+            Ok(Enforced::Dropped) => return Vec::new(),
+            Err(e) => {
+                self.fail(e);
+                return Vec::new();
+            }
+        };
+        if self.predates_subagents()
+            && matches!(
+                event.kind,
+                EventKind::SubagentStarted { .. }
+                    | EventKind::SubagentFinished { .. }
+                    | EventKind::SubagentError { .. }
+            )
+        {
+            self.warnings.push(format!(
+                "dropping {}: the peer speaks a protocol version before 1.0, which has no subagents",
+                event.type_name()
+            ));
+            return Vec::new();
+        }
+        let expanded = match self.chunks.expand(event) {
+            Ok(v) => v,
+            Err(e) => {
+                self.fail(e);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::with_capacity(expanded.len());
+        for e in expanded {
+            if let Err(err) = self.verifier.check(&e, &mut self.warnings) {
+                self.fail(err);
+                break;
+            }
+            if let EventKind::RunError { message, code, .. } = &e.kind {
+                self.run_errors.push((message.clone(), code.clone()));
+            }
+            let change = self.conversation.apply(&e);
+            self.warnings.append(&mut self.conversation.warnings);
+            out.push(Delivered { event: e, change });
+        }
+        out
+    }
+
+    fn predates_subagents(&self) -> bool {
+        self.options.max_protocol_version.is_some_and(|v| v < V1_0)
+    }
+
+    fn fail(&mut self, error: String) {
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+}
+
+fn brief(s: &str) -> String {
+    super::enforce::brief(&Value::String(s.to_string()))
+}

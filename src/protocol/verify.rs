@@ -1,0 +1,280 @@
+//! Verification: the ordering rules of AG-UI 1.1 over one stream of (expanded) events. A
+//! violation is fatal: the stream is rejected and nothing after it is applied.
+//!
+//! Error wording follows the official TypeScript client where it has one, so messages read the
+//! same whichever client a user compares us with.
+
+use std::collections::{HashMap, HashSet};
+
+use super::event::{Event, EventKind};
+use super::compat::parse_version;
+use super::types::PROTOCOL_VERSION;
+
+#[derive(Debug, Clone, PartialEq, Default)]
+enum Phase {
+    #[default]
+    BeforeFirst,
+    Running {
+        run_id: String,
+    },
+    Finished,
+    Errored,
+}
+
+/// The verifier of one stream.
+#[derive(Debug, Default)]
+pub struct Verifier {
+    phase: Phase,
+    /// Open items by id, each with the `subagentRunId` of its opener.
+    text: HashMap<String, Option<String>>,
+    tools: HashMap<String, Option<String>>,
+    reasoning: HashMap<String, Option<String>>,
+    spans: HashMap<String, Option<String>>,
+    steps: HashSet<(Option<String>, String)>,
+    subagents_active: Vec<String>,
+    subagents_seen: HashSet<String>,
+}
+
+impl Verifier {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether every run in the stream so far has ended (and there was at least one event).
+    pub fn is_complete(&self) -> bool {
+        matches!(self.phase, Phase::Finished | Phase::Errored)
+    }
+
+    /// Whether a run is open.
+    pub fn is_running(&self) -> bool {
+        matches!(self.phase, Phase::Running { .. })
+    }
+
+    /// Check one event; warnings (never fatal) are appended to `warnings`.
+    pub fn check(&mut self, e: &Event, warnings: &mut Vec<String>) -> Result<(), String> {
+        let ty = e.type_name();
+        match (&self.phase, &e.kind) {
+            (Phase::BeforeFirst, EventKind::RunStarted { .. } | EventKind::RunError { .. }) => {}
+            (Phase::BeforeFirst, _) => {
+                return Err(format!("First event must be 'RUN_STARTED' (got '{ty}')"))
+            }
+            (Phase::Finished, EventKind::RunStarted { .. } | EventKind::RunError { .. }) => {}
+            (Phase::Finished, _) => {
+                return Err(format!(
+                    "Cannot send event type '{ty}': The run has already finished with 'RUN_FINISHED'. Start a new run with 'RUN_STARTED'."
+                ))
+            }
+            (Phase::Errored, EventKind::RunStarted { .. }) => {}
+            (Phase::Errored, _) => {
+                return Err(format!(
+                    "Cannot send event type '{ty}': The run has already errored with 'RUN_ERROR'. Start a new run with 'RUN_STARTED'."
+                ))
+            }
+            (Phase::Running { .. }, _) => {}
+        }
+        let lane = &e.subagent_run_id;
+        match &e.kind {
+            EventKind::RunStarted {
+                run_id,
+                protocol_version,
+                ..
+            } => {
+                if self.is_running() {
+                    return Err(
+                        "Cannot send 'RUN_STARTED' while a run is still active. The previous run must be finished with 'RUN_FINISHED' first."
+                            .into(),
+                    );
+                }
+                self.reset_items();
+                if let Some(v) = protocol_version {
+                    check_version(v, warnings);
+                }
+                self.phase = Phase::Running {
+                    run_id: run_id.clone(),
+                };
+            }
+            EventKind::RunFinished { run_id, .. } => {
+                if let Phase::Running { run_id: started } = &self.phase {
+                    if started != run_id {
+                        return Err(format!(
+                            "RUN_FINISHED runId '{run_id}' does not match the RUN_STARTED runId '{started}'"
+                        ));
+                    }
+                }
+                for (what, open) in [
+                    ("text messages", sorted_keys(&self.text)),
+                    ("tool calls", sorted_keys(&self.tools)),
+                    ("reasoning messages", sorted_keys(&self.reasoning)),
+                    ("reasoning spans", sorted_keys(&self.spans)),
+                    (
+                        "steps",
+                        self.steps.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>(),
+                    ),
+                    ("subagents", self.subagents_active.clone()),
+                ] {
+                    if !open.is_empty() {
+                        return Err(format!(
+                            "Cannot send 'RUN_FINISHED' while {what} are still active: {}",
+                            open.join(", ")
+                        ));
+                    }
+                }
+                self.phase = Phase::Finished;
+            }
+            EventKind::RunError { .. } => {
+                self.reset_items();
+                self.phase = Phase::Errored;
+            }
+            EventKind::TextMessageStart { message_id, .. } => {
+                open(&mut self.text, message_id, lane, "text message", "TEXT_MESSAGE_START")?
+            }
+            EventKind::TextMessageContent { message_id, .. } => {
+                continuing(&self.text, message_id, lane, "text message", ty)?
+            }
+            EventKind::TextMessageEnd { message_id } => {
+                continuing(&self.text, message_id, lane, "text message", ty)?;
+                self.text.remove(message_id);
+            }
+            EventKind::ToolCallStart { tool_call_id, .. } => {
+                open(&mut self.tools, tool_call_id, lane, "tool call", "TOOL_CALL_START")?
+            }
+            EventKind::ToolCallArgs { tool_call_id, .. } => {
+                continuing(&self.tools, tool_call_id, lane, "tool call", ty)?
+            }
+            EventKind::ToolCallEnd { tool_call_id } => {
+                continuing(&self.tools, tool_call_id, lane, "tool call", ty)?;
+                self.tools.remove(tool_call_id);
+            }
+            EventKind::ReasoningMessageStart { message_id, .. } => open(
+                &mut self.reasoning,
+                message_id,
+                lane,
+                "reasoning message",
+                "REASONING_MESSAGE_START",
+            )?,
+            EventKind::ReasoningMessageContent { message_id, .. } => {
+                continuing(&self.reasoning, message_id, lane, "reasoning message", ty)?
+            }
+            EventKind::ReasoningMessageEnd { message_id } => {
+                continuing(&self.reasoning, message_id, lane, "reasoning message", ty)?;
+                self.reasoning.remove(message_id);
+            }
+            EventKind::ReasoningStart { message_id } => open(
+                &mut self.spans,
+                message_id,
+                lane,
+                "reasoning span",
+                "REASONING_START",
+            )?,
+            EventKind::ReasoningEnd { message_id } => {
+                continuing(&self.spans, message_id, lane, "reasoning span", ty)?;
+                self.spans.remove(message_id);
+            }
+            EventKind::StepStarted { step_name } => {
+                if !self.steps.insert((lane.clone(), step_name.clone())) {
+                    return Err(format!("Step \"{step_name}\" is already active for 'STEP_STARTED'"));
+                }
+            }
+            EventKind::StepFinished { step_name } => {
+                if !self.steps.remove(&(lane.clone(), step_name.clone())) {
+                    return Err(format!(
+                        "Cannot send 'STEP_FINISHED' for step \"{step_name}\" that was not started"
+                    ));
+                }
+            }
+            EventKind::SubagentStarted {
+                subagent_run_id, ..
+            } => {
+                if !self.subagents_seen.insert(subagent_run_id.clone()) {
+                    return Err(format!(
+                        "Subagent run '{subagent_run_id}' was already started; subagentRunId values must be unique"
+                    ));
+                }
+                self.subagents_active.push(subagent_run_id.clone());
+            }
+            EventKind::SubagentFinished {
+                subagent_run_id, ..
+            }
+            | EventKind::SubagentError {
+                subagent_run_id, ..
+            } => {
+                let Some(pos) = self
+                    .subagents_active
+                    .iter()
+                    .position(|s| s == subagent_run_id)
+                else {
+                    return Err(format!(
+                        "Cannot send '{ty}' for subagent run '{subagent_run_id}' that was not started or already ended"
+                    ));
+                };
+                self.subagents_active.remove(pos);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn reset_items(&mut self) {
+        self.text.clear();
+        self.tools.clear();
+        self.reasoning.clear();
+        self.spans.clear();
+        self.steps.clear();
+        self.subagents_active.clear();
+    }
+}
+
+fn open(
+    items: &mut HashMap<String, Option<String>>,
+    id: &str,
+    lane: &Option<String>,
+    what: &str,
+    ty: &str,
+) -> Result<(), String> {
+    if items.contains_key(id) {
+        return Err(format!(
+            "Cannot send '{ty}' event: A {what} with ID '{id}' is already in progress. Complete it first."
+        ));
+    }
+    items.insert(id.to_string(), lane.clone());
+    Ok(())
+}
+
+fn continuing(
+    items: &HashMap<String, Option<String>>,
+    id: &str,
+    lane: &Option<String>,
+    what: &str,
+    ty: &str,
+) -> Result<(), String> {
+    match items.get(id) {
+        None => Err(format!(
+            "Cannot send '{ty}' event: No active {what} found with ID '{id}'. A start event must be sent first."
+        )),
+        Some(opener) => match (opener, lane) {
+            (Some(a), Some(b)) if a != b => Err(format!(
+                "'{ty}' for {what} '{id}' has subagentRunId '{b}', which does not match its opener's '{a}'"
+            )),
+            _ => Ok(()),
+        },
+    }
+}
+
+fn sorted_keys(m: &HashMap<String, Option<String>>) -> Vec<String> {
+    let mut v: Vec<_> = m.keys().cloned().collect();
+    v.sort();
+    v
+}
+
+fn check_version(declared: &str, warnings: &mut Vec<String>) {
+    let ours = parse_version(PROTOCOL_VERSION).expect("our version parses");
+    match parse_version(declared) {
+        None => warnings.push(format!(
+            "cannot interpret the producer's protocolVersion '{declared}' (expected MAJOR.MINOR); continuing as {PROTOCOL_VERSION}"
+        )),
+        Some(v) if v > ours => warnings.push(format!(
+            "the producer declares protocolVersion {declared}, newer than the {PROTOCOL_VERSION} this client implements; unknown material will be dropped"
+        )),
+        Some(_) => {}
+    }
+}
