@@ -151,7 +151,9 @@ impl Translator {
             | "THINKING_TEXT_MESSAGE_START"
             | "THINKING_TEXT_MESSAGE_CONTENT"
             | "THINKING_TEXT_MESSAGE_END" => self.thinking(ty, obj),
-            "RUN_STARTED" if !has(&obj, "threadId") || !has(&obj, "runId") || has(&obj, "agentId") => {
+            "RUN_STARTED"
+                if !has(&obj, "threadId") || !has(&obj, "runId") || has(&obj, "agentId") =>
+            {
                 self.run_started(obj)
             }
             "RUN_FINISHED"
@@ -192,15 +194,19 @@ impl Translator {
             {
                 self.tool_call_result(obj)
             }
-            "REASONING_START" | "REASONING_END" | "REASONING_MESSAGE_START"
-            | "REASONING_MESSAGE_CONTENT" | "REASONING_MESSAGE_END" => {
-                self.reasoning_ids(ty, obj)
-            }
-            "REASONING_ENCRYPTED_VALUE" if has(&obj, "ciphertext") && !has(&obj, "encryptedValue") => {
+            "REASONING_START"
+            | "REASONING_END"
+            | "REASONING_MESSAGE_START"
+            | "REASONING_MESSAGE_CONTENT"
+            | "REASONING_MESSAGE_END" => self.reasoning_ids(ty, obj),
+            "REASONING_ENCRYPTED_VALUE"
+                if has(&obj, "ciphertext") && !has(&obj, "encryptedValue") =>
+            {
                 self.encrypted_value(obj)
             }
             "ACTIVITY_SNAPSHOT"
-                if obj.get("activities").is_some_and(Value::is_array) && !has(&obj, "messageId") =>
+                if obj.get("activities").is_some_and(Value::is_array)
+                    && !has(&obj, "messageId") =>
             {
                 self.activities(obj)
             }
@@ -225,14 +231,21 @@ impl Translator {
                 ("REASONING_START", id, None)
             }
             "THINKING_END" => {
-                let id = self.thinking_span.take().unwrap_or_else(|| self.mint("reasoning"));
+                let id = self
+                    .thinking_span
+                    .take()
+                    .unwrap_or_else(|| self.mint("reasoning"));
                 ("REASONING_END", id, None)
             }
             "THINKING_TEXT_MESSAGE_START" => {
                 rest.shift_remove("role");
                 let id = self.mint("reasoning-msg");
                 self.thinking_message = Some(id.clone());
-                ("REASONING_MESSAGE_START", id, Some(Value::from("reasoning")))
+                (
+                    "REASONING_MESSAGE_START",
+                    id,
+                    Some(Value::from("reasoning")),
+                )
             }
             "THINKING_TEXT_MESSAGE_CONTENT" => {
                 let id = match &self.thinking_message {
@@ -250,7 +263,11 @@ impl Translator {
             }
         };
         self.warn(format!("translated retired {ty} into {target}"));
-        let ev = build(target, [("messageId", Some(id.into())), ("role", role)], rest);
+        let ev = build(
+            target,
+            [("messageId", Some(id.into())), ("role", role)],
+            rest,
+        );
         self.emit(Value::Object(ev));
     }
 
@@ -272,7 +289,11 @@ impl Translator {
             add_metadata(&mut rest, "agentId", agent);
         }
         self.warn_shape("RUN_STARTED", &changes.join(", "));
-        let ev = build("RUN_STARTED", [("threadId", Some(thread)), ("runId", Some(run))], rest);
+        let ev = build(
+            "RUN_STARTED",
+            [("threadId", Some(thread)), ("runId", Some(run))],
+            rest,
+        );
         self.emit(with_raw(ev, obj));
     }
 
@@ -289,11 +310,15 @@ impl Translator {
             }
             other => other,
         });
-        let status_text = status.as_ref().map(|s| s.as_str().unwrap_or("").to_ascii_lowercase());
+        let status_text = status
+            .as_ref()
+            .map(|s| s.as_str().unwrap_or("").to_ascii_lowercase());
         let failed = matches!(status_text.as_deref(), Some("error" | "failed" | "failure"));
         if let Some(s) = &status_text {
             changes.push(match s.as_str() {
-                "success" | "succeeded" | "completed" | "complete" | "ok" | "done" => "status success",
+                "success" | "succeeded" | "completed" | "complete" | "ok" | "done" => {
+                    "status success"
+                }
                 "cancelled" | "canceled" => "status cancelled",
                 "error" | "failed" | "failure" => "status failed",
                 _ => "unrecognised status (dropped)",
@@ -321,13 +346,19 @@ impl Translator {
             changes.push("no runId");
             self.current_run().into()
         });
-        if matches!(status_text.as_deref(), Some("cancelled" | "canceled")) && !has(&rest, "outcome") {
+        if matches!(status_text.as_deref(), Some("cancelled" | "canceled"))
+            && !has(&rest, "outcome")
+        {
             rest.insert("outcome".into(), serde_json::json!({"type": "cancelled"}));
         }
         self.warn_shape("RUN_FINISHED", &changes.join(", "));
         let ev = build(
             "RUN_FINISHED",
-            [("threadId", Some(thread)), ("runId", Some(run)), ("usage", usage)],
+            [
+                ("threadId", Some(thread)),
+                ("runId", Some(run)),
+                ("usage", usage),
+            ],
             rest,
         );
         self.emit(with_raw(ev, obj));
@@ -361,9 +392,13 @@ impl Translator {
         let message = take(&mut rest, "message")
             .map(error_text)
             .unwrap_or_else(|| "error".into());
-        let code = take(&mut rest, "code").map(|c| Value::from(text_or_json(c)));
+        let code = take(&mut rest, "code").map(text_or_json);
         self.warn("translated 0.1.0 ERROR into RUN_ERROR".into());
-        let ev = build("RUN_ERROR", [("message", Some(message.into())), ("code", code)], rest);
+        let ev = build(
+            "RUN_ERROR",
+            [("message", Some(message.into())), ("code", code)],
+            rest,
+        );
         self.emit(with_raw(ev, obj));
     }
 
@@ -426,7 +461,7 @@ impl Translator {
         );
         self.emit(with_raw(start, obj));
         if let (Some(args), Some(id)) = (args, id) {
-            let delta = Value::from(text_or_json(args));
+            let delta = text_or_json(args);
             let ev = build(
                 "TOOL_CALL_ARGS",
                 [("toolCallId", Some(id.clone())), ("delta", Some(delta))],
@@ -455,7 +490,7 @@ impl Translator {
         let content = take(&mut rest, "content").or_else(|| {
             if let Some(result) = result {
                 changes.push("result");
-                return Some(text_or_json(result).into());
+                return Some(text_or_json(result));
             }
             let fields: Vec<String> = rest
                 .keys()
@@ -537,7 +572,10 @@ impl Translator {
         let subtype = take(&mut rest, "subtype").unwrap_or_else(|| "message".into());
         let entity = take(&mut rest, "entityId")
             .or_else(|| self.last_reasoning_message.clone().map(Value::from));
-        self.warn_shape("REASONING_ENCRYPTED_VALUE", "ciphertext instead of encryptedValue");
+        self.warn_shape(
+            "REASONING_ENCRYPTED_VALUE",
+            "ciphertext instead of encryptedValue",
+        );
         let ev = build(
             "REASONING_ENCRYPTED_VALUE",
             [
@@ -605,7 +643,11 @@ impl Translator {
 
     /// Field renames that change nothing else (Super-Goose `content`/`args`, `RAW{payload}`).
     fn rename(&mut self, obj: Obj, from: &str, to: &str, what: &str, convert: fn(Value) -> Value) {
-        let ty = obj.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        let ty = obj
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         self.warn_shape(&ty, what);
         let mut ev = Obj::new();
         for (key, value) in &obj {
@@ -621,7 +663,11 @@ impl Translator {
     // ---- named-SSE-event dialect ----
 
     fn named(&mut self, name: &'static str, obj: Obj) {
-        let status = obj.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        let status = obj
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         // The dialect never closes its text; any other event ends the message, except a
         // `status running` heartbeat, which would otherwise split one reply in two.
         if name != "message" && !(name == "status" && status == "running") {
@@ -640,7 +686,7 @@ impl Translator {
                 let message = take(&mut rest, "message")
                     .map(error_text)
                     .unwrap_or_else(|| "error".into());
-                let code = take(&mut rest, "code").map(|c| Value::from(text_or_json(c)));
+                let code = take(&mut rest, "code").map(text_or_json);
                 let ev = build(
                     "RUN_ERROR",
                     [("message", Some(message.into())), ("code", code)],
@@ -679,7 +725,10 @@ impl Translator {
                     }
                     "reasoning_message_content" => {
                         let id = take(&mut rest, "messageId").or_else(|| {
-                            self.open_reasoning_messages.last().cloned().map(Value::from)
+                            self.open_reasoning_messages
+                                .last()
+                                .cloned()
+                                .map(Value::from)
                         });
                         // The dialect's own concurrency example streams reasoning content with
                         // no reasoning_message_start; open the message so it is not lost.
@@ -715,12 +764,20 @@ impl Translator {
     /// Bare `message{content}` events are the deltas of one assistant message that the dialect
     /// never opens or closes; a change of `agent` starts a new message, since `name` is a
     /// property of the message, not of the delta.
-    fn named_message(&mut self, mut rest: Obj, thread: Option<String>, agent: Option<String>, raw: Value) {
+    fn named_message(
+        &mut self,
+        mut rest: Obj,
+        thread: Option<String>,
+        agent: Option<String>,
+        raw: Value,
+    ) {
         if self.named_text.as_ref().is_some_and(|t| t.agent != agent) {
             self.close_named_text();
         }
         self.ensure_named_run(thread);
-        self.warn("translated named SSE event `message` into TEXT_MESSAGE_START/CONTENT/END".into());
+        self.warn(
+            "translated named SSE event `message` into TEXT_MESSAGE_START/CONTENT/END".into(),
+        );
         let id = match &self.named_text {
             Some(open) => open.id.clone(),
             None => {
@@ -735,7 +792,10 @@ impl Translator {
                     Obj::new(),
                 );
                 self.emit(Value::Object(start));
-                self.named_text = Some(NamedText { id: id.clone(), agent });
+                self.named_text = Some(NamedText {
+                    id: id.clone(),
+                    agent,
+                });
                 id
             }
         };
@@ -760,7 +820,10 @@ impl Translator {
                 let run = self.fresh_run_id();
                 let ev = build(
                     "RUN_STARTED",
-                    [("threadId", Some(thread.into())), ("runId", Some(run.into()))],
+                    [
+                        ("threadId", Some(thread.into())),
+                        ("runId", Some(run.into())),
+                    ],
                     base_only(&rest),
                 );
                 self.emit(with_raw(ev, raw));
@@ -789,7 +852,7 @@ impl Translator {
                 let message = take(&mut rest, "message")
                     .map(error_text)
                     .unwrap_or_else(|| "run failed".into());
-                let code = take(&mut rest, "code").map(|c| Value::from(text_or_json(c)));
+                let code = take(&mut rest, "code").map(text_or_json);
                 let ev = build(
                     "RUN_ERROR",
                     [("message", Some(message.into())), ("code", code)],
@@ -819,7 +882,10 @@ impl Translator {
         let run = self.fresh_run_id();
         let ev = build(
             "RUN_STARTED",
-            [("threadId", Some(thread.into())), ("runId", Some(run.into()))],
+            [
+                ("threadId", Some(thread.into())),
+                ("runId", Some(run.into())),
+            ],
             Obj::new(),
         );
         self.emit(Value::Object(ev));
@@ -827,7 +893,11 @@ impl Translator {
 
     fn close_named_text(&mut self) {
         if let Some(text) = self.named_text.take() {
-            let ev = build("TEXT_MESSAGE_END", [("messageId", Some(text.id.into()))], Obj::new());
+            let ev = build(
+                "TEXT_MESSAGE_END",
+                [("messageId", Some(text.id.into()))],
+                Obj::new(),
+            );
             self.emit(Value::Object(ev));
         }
     }
@@ -838,11 +908,17 @@ impl Translator {
     /// translations rely on (open run, open reasoning) reflects 1.1 events too.
     fn emit(&mut self, ev: Value) {
         if let Some(obj) = ev.as_object() {
-            let id = obj.get("messageId").and_then(Value::as_str).map(str::to_owned);
+            let id = obj
+                .get("messageId")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             match obj.get("type").and_then(Value::as_str).unwrap_or("") {
                 "RUN_STARTED" => {
                     self.run_open = true;
-                    self.run_thread = obj.get("threadId").and_then(Value::as_str).map(str::to_owned);
+                    self.run_thread = obj
+                        .get("threadId")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                     self.run_id = obj.get("runId").and_then(Value::as_str).map(str::to_owned);
                     if self.run_thread.is_some() {
                         self.thread_id = self.run_thread.clone();
@@ -865,9 +941,9 @@ impl Translator {
                     self.last_reasoning_message = id.or(self.last_reasoning_message.take());
                 }
                 "REASONING_MESSAGE_CHUNK" if id.is_some() => self.last_reasoning_message = id,
-                "REASONING_MESSAGE_END" => {
-                    self.open_reasoning_messages.retain(|m| Some(m) != id.as_ref())
-                }
+                "REASONING_MESSAGE_END" => self
+                    .open_reasoning_messages
+                    .retain(|m| Some(m) != id.as_ref()),
                 _ => {}
             }
         }
@@ -881,7 +957,9 @@ impl Translator {
     }
 
     fn warn_shape(&mut self, ty: &str, what: &str) {
-        self.warn(format!("translated off-spec {ty} ({what}) into its AG-UI 1.1 shape"));
+        self.warn(format!(
+            "translated off-spec {ty} ({what}) into its AG-UI 1.1 shape"
+        ));
     }
 
     /// Ids are `{run}-{prefix}-{n}`: deterministic, unique within the stream by the counter, and
@@ -942,10 +1020,9 @@ impl Translator {
 fn named_event(sse_event: Option<&str>, data: &Value) -> Option<&'static str> {
     let obj = data.as_object()?;
     match sse_event {
-        None | Some("message") => {
-            (!obj.contains_key("type") && obj.get("content").is_some_and(Value::is_string))
-                .then_some("message")
-        }
+        None | Some("message") => (!obj.contains_key("type")
+            && obj.get("content").is_some_and(Value::is_string))
+        .then_some("message"),
         Some(name) => NAMED_EVENTS.iter().find(|n| **n == name).copied(),
     }
 }
@@ -954,7 +1031,8 @@ fn named_event(sse_event: Option<&str>, data: &Value) -> Option<&'static str> {
 /// payload `type` values (`start`, `error`…) are lowercase, which is what tells them apart.
 fn is_screaming_snake(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_uppercase())
-        && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Present and not `null`: pre-1.0 producers send `null` for absent fields.
@@ -988,7 +1066,11 @@ fn base_only(obj: &Obj) -> Obj {
 
 /// `type` first, then the event's own fields, then whatever the source carried besides (base
 /// fields, and unknown fields for the enforcement stage to strip with its usual warning).
-fn build<'a>(ty: &str, fields: impl IntoIterator<Item = (&'a str, Option<Value>)>, rest: Obj) -> Obj {
+fn build<'a>(
+    ty: &str,
+    fields: impl IntoIterator<Item = (&'a str, Option<Value>)>,
+    rest: Obj,
+) -> Obj {
     let mut ev = Obj::new();
     ev.insert("type".into(), ty.into());
     for (key, value) in fields {
@@ -1182,7 +1264,10 @@ mod tests {
     /// translator never repairs what the spec wants rejected.
     #[test]
     fn conformance_streams_are_untouched() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/agui-conformance/streams");
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/agui-conformance/streams"
+        );
         let Ok(entries) = std::fs::read_dir(dir) else {
             return; // the corpus lives beside the repository, not in it
         };
@@ -1256,7 +1341,9 @@ mod tests {
         );
         assert_eq!(
             first.events,
-            vec![json!({"type": "REASONING_START", "messageId": "r-reasoning-1", "timestamp": 5, "metadata": {"title": "mine", "k": 1}})]
+            vec![
+                json!({"type": "REASONING_START", "messageId": "r-reasoning-1", "timestamp": 5, "metadata": {"title": "mine", "k": 1}})
+            ]
         );
         assert_eq!(first.warnings.len(), 1);
         typed(&mut t, r#"{"type": "THINKING_END"}"#);
@@ -1286,17 +1373,23 @@ mod tests {
         let data = r#"{"toolCallId": "call_abc123", "delta": "{\"query\": \"weather"}"#;
         assert_eq!(
             named(&mut t, "tool_call_args", data).events,
-            vec![json!({"type": "TOOL_CALL_ARGS", "toolCallId": "call_abc123", "delta": "{\"query\": \"weather", "rawEvent": raw("tool_call_args", data)})]
+            vec![
+                json!({"type": "TOOL_CALL_ARGS", "toolCallId": "call_abc123", "delta": "{\"query\": \"weather", "rawEvent": raw("tool_call_args", data)})
+            ]
         );
         let data = r#"{"toolCallId": "call_abc123"}"#;
         assert_eq!(
             named(&mut t, "tool_call_end", data).events,
-            vec![json!({"type": "TOOL_CALL_END", "toolCallId": "call_abc123", "rawEvent": raw("tool_call_end", data)})]
+            vec![
+                json!({"type": "TOOL_CALL_END", "toolCallId": "call_abc123", "rawEvent": raw("tool_call_end", data)})
+            ]
         );
         let data = r#"{"toolCallId": "call_abc123", "content": "The weather in Tokyo is...", "role": "tool"}"#;
         assert_eq!(
             named(&mut t, "tool_result", data).events,
-            vec![json!({"type": "TOOL_CALL_RESULT", "messageId": "r-given-tool-result-1", "toolCallId": "call_abc123", "content": "The weather in Tokyo is...", "role": "tool", "rawEvent": raw("tool_result", data)})]
+            vec![
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "r-given-tool-result-1", "toolCallId": "call_abc123", "content": "The weather in Tokyo is...", "role": "tool", "rawEvent": raw("tool_result", data)})
+            ]
         );
     }
 
@@ -1313,21 +1406,30 @@ mod tests {
         let data = r#"{"messageId": "reasoning-abc123", "role": "assistant"}"#;
         assert_eq!(
             named(&mut t, "reasoning_message_start", data).events,
-            vec![json!({"type": "REASONING_MESSAGE_START", "messageId": "reasoning-abc123", "role": "reasoning", "rawEvent": raw("reasoning_message_start", data)})]
+            vec![
+                json!({"type": "REASONING_MESSAGE_START", "messageId": "reasoning-abc123", "role": "reasoning", "rawEvent": raw("reasoning_message_start", data)})
+            ]
         );
-        let data = r#"{"messageId": "reasoning-abc123", "delta": "Let me analyze this step by step..."}"#;
+        let data =
+            r#"{"messageId": "reasoning-abc123", "delta": "Let me analyze this step by step..."}"#;
         assert_eq!(
             named(&mut t, "reasoning_message_content", data).events,
-            vec![json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "reasoning-abc123", "delta": "Let me analyze this step by step...", "rawEvent": raw("reasoning_message_content", data)})]
+            vec![
+                json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "reasoning-abc123", "delta": "Let me analyze this step by step...", "rawEvent": raw("reasoning_message_content", data)})
+            ]
         );
         let data = r#"{"messageId": "reasoning-abc123"}"#;
         assert_eq!(
             named(&mut t, "reasoning_message_end", data).events,
-            vec![json!({"type": "REASONING_MESSAGE_END", "messageId": "reasoning-abc123", "rawEvent": raw("reasoning_message_end", data)})]
+            vec![
+                json!({"type": "REASONING_MESSAGE_END", "messageId": "reasoning-abc123", "rawEvent": raw("reasoning_message_end", data)})
+            ]
         );
         assert_eq!(
             named(&mut t, "reasoning_end", data).events,
-            vec![json!({"type": "REASONING_END", "messageId": "reasoning-abc123", "rawEvent": raw("reasoning_end", data)})]
+            vec![
+                json!({"type": "REASONING_END", "messageId": "reasoning-abc123", "rawEvent": raw("reasoning_end", data)})
+            ]
         );
     }
 
@@ -1363,7 +1465,9 @@ mod tests {
         let data = r#"{"type": "error", "message": "Rate limit exceeded", "code": "RATE_LIMIT"}"#;
         assert_eq!(
             named(&mut t, "error", data).events,
-            vec![json!({"type": "RUN_ERROR", "message": "Rate limit exceeded", "code": "RATE_LIMIT", "rawEvent": raw("error", data)})]
+            vec![
+                json!({"type": "RUN_ERROR", "message": "Rate limit exceeded", "code": "RATE_LIMIT", "rawEvent": raw("error", data)})
+            ]
         );
         let data = r#"{"type": "error", "message": "Tool execution failed", "code": "TOOL_ERROR"}"#;
         assert_eq!(types(&named(&mut t, "error", data).events), ["RUN_ERROR"]);
@@ -1372,24 +1476,39 @@ mod tests {
     #[test]
     fn seed000_status_start_running_and_error() {
         let mut t = Translator::new();
-        let out = named(&mut t, "status", r#"{"type": "start", "thread_id": "thread_1"}"#);
+        let out = named(
+            &mut t,
+            "status",
+            r#"{"type": "start", "thread_id": "thread_1"}"#,
+        );
         assert_eq!(
             out.events,
-            vec![json!({"type": "RUN_STARTED", "threadId": "thread_1", "runId": "run-1", "rawEvent": raw("status", r#"{"type": "start", "thread_id": "thread_1"}"#)})]
+            vec![
+                json!({"type": "RUN_STARTED", "threadId": "thread_1", "runId": "run-1", "rawEvent": raw("status", r#"{"type": "start", "thread_id": "thread_1"}"#)})
+            ]
         );
         named(&mut t, "message", r#"{"content": "a"}"#);
         // `running` is dropped without splitting the open message.
         let out = named(&mut t, "status", r#"{"type": "running"}"#);
         assert!(out.events.is_empty());
         assert!(out.warnings[0].contains("running"));
-        assert_eq!(types(&named(&mut t, "message", r#"{"content": "b"}"#).events), ["TEXT_MESSAGE_CONTENT"]);
+        assert_eq!(
+            types(&named(&mut t, "message", r#"{"content": "b"}"#).events),
+            ["TEXT_MESSAGE_CONTENT"]
+        );
         let out = named(&mut t, "status", r#"{"type": "error", "message": "boom"}"#);
         assert_eq!(types(&out.events), ["TEXT_MESSAGE_END", "RUN_ERROR"]);
         assert_eq!(out.events[1]["message"], "boom");
         // The dialect may carry on after an error; the next event opens a fresh run.
         let out = named(&mut t, "message", r#"{"content": "again"}"#);
-        assert_eq!(types(&out.events), ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]);
-        assert_eq!(out.events[0], json!({"type": "RUN_STARTED", "threadId": "thread_1", "runId": "run-3"}));
+        assert_eq!(
+            types(&out.events),
+            ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+        );
+        assert_eq!(
+            out.events[0],
+            json!({"type": "RUN_STARTED", "threadId": "thread_1", "runId": "run-3"})
+        );
         assert_eq!(out.events[1]["messageId"], "run-3-msg-4");
     }
 
@@ -1441,7 +1560,10 @@ data: {"toolCallId": "call_1", "content": "..."}
             ]
         );
         // A truncated stream stays truncated: no RUN_FINISHED is invented.
-        assert!(out.warnings.iter().any(|w| w.contains("REASONING_MESSAGE_START")));
+        assert!(out
+            .warnings
+            .iter()
+            .any(|w| w.contains("REASONING_MESSAGE_START")));
     }
 
     #[test]
@@ -1502,11 +1624,17 @@ data: {"type": "complete", "thread_id": "thread_1"}
             ]
         );
         let e = &out.events;
-        assert_eq!((e[0]["threadId"].as_str(), e[0]["runId"].as_str()), (Some("thread_1"), Some("run-42")));
+        assert_eq!(
+            (e[0]["threadId"].as_str(), e[0]["runId"].as_str()),
+            (Some("thread_1"), Some("run-42"))
+        );
         let first = e[1]["messageId"].as_str().unwrap();
         assert_eq!(first, "run-42-msg-1");
         assert!(e[2..=5].iter().all(|ev| ev["messageId"] == first));
-        let deltas: String = e[2..=4].iter().map(|ev| ev["delta"].as_str().unwrap()).collect();
+        let deltas: String = e[2..=4]
+            .iter()
+            .map(|ev| ev["delta"].as_str().unwrap())
+            .collect();
         assert_eq!(deltas, "Let me check the weather.");
         assert!(e[6..=10].iter().all(|ev| ev["toolCallId"] == "call_abc123"));
         assert_eq!(e[10]["role"], "tool");
@@ -1514,8 +1642,13 @@ data: {"type": "complete", "thread_id": "thread_1"}
         assert_ne!(second, first);
         assert_eq!(e[11]["name"], "weather");
         assert!(e[12..=13].iter().all(|ev| ev["messageId"] == second));
-        assert_eq!(e[14], json!({"type": "RUN_FINISHED", "threadId": "thread_1", "runId": "run-42", "rawEvent": raw("status", r#"{"type": "complete", "thread_id": "thread_1"}"#)}));
-        assert!(e.iter().all(|ev| ev.get("thread_id").is_none() && ev.get("agent").is_none()));
+        assert_eq!(
+            e[14],
+            json!({"type": "RUN_FINISHED", "threadId": "thread_1", "runId": "run-42", "rawEvent": raw("status", r#"{"type": "complete", "thread_id": "thread_1"}"#)})
+        );
+        assert!(e
+            .iter()
+            .all(|ev| ev.get("thread_id").is_none() && ev.get("agent").is_none()));
         assert_eq!(t.finish(), Translated::default());
     }
 
@@ -1524,7 +1657,10 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let mut t = Translator::with_ids("t", "r");
         named(&mut t, "message", r#"{"content": "partial"}"#);
         let out = t.finish();
-        assert_eq!(out.events, vec![json!({"type": "TEXT_MESSAGE_END", "messageId": "r-msg-1"})]);
+        assert_eq!(
+            out.events,
+            vec![json!({"type": "TEXT_MESSAGE_END", "messageId": "r-msg-1"})]
+        );
         assert_eq!(t.finish(), Translated::default());
     }
 
@@ -1533,7 +1669,14 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let mut t = Translator::with_ids("t", "r");
         named(&mut t, "message", r#"{"content": "a", "agent": "x"}"#);
         let out = named(&mut t, "message", r#"{"content": "b", "agent": "y"}"#);
-        assert_eq!(types(&out.events), ["TEXT_MESSAGE_END", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]);
+        assert_eq!(
+            types(&out.events),
+            [
+                "TEXT_MESSAGE_END",
+                "TEXT_MESSAGE_START",
+                "TEXT_MESSAGE_CONTENT"
+            ]
+        );
         assert_eq!(out.events[1]["name"], "y");
     }
 
@@ -1551,7 +1694,9 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let out = typed(&mut t, data);
         assert_eq!(
             out.events,
-            vec![json!({"type": "RUN_STARTED", "threadId": "t-crm", "runId": "run_12345", "timestamp": 1700000000, "metadata": {"agentId": "agent_crm"}, "rawEvent": serde_json::from_str::<Value>(data).unwrap()})]
+            vec![
+                json!({"type": "RUN_STARTED", "threadId": "t-crm", "runId": "run_12345", "timestamp": 1700000000, "metadata": {"agentId": "agent_crm"}, "rawEvent": serde_json::from_str::<Value>(data).unwrap()})
+            ]
         );
         assert_eq!(out.warnings.len(), 1);
 
@@ -1561,7 +1706,10 @@ data: {"type": "complete", "thread_id": "thread_1"}
   "messageId": "msg_abc123"
 }"#;
         let out = typed(&mut t, data);
-        assert_eq!(out.events, vec![serde_json::from_str::<Value>(data).unwrap()]);
+        assert_eq!(
+            out.events,
+            vec![serde_json::from_str::<Value>(data).unwrap()]
+        );
         assert!(out.warnings.is_empty());
 
         let data = r#"{
@@ -1587,7 +1735,9 @@ data: {"type": "complete", "thread_id": "thread_1"}
 }"#;
         assert_eq!(
             typed(&mut t, data).events,
-            vec![json!({"type": "TOOL_CALL_RESULT", "messageId": "run_12345-tool-result-1", "toolCallId": "call_987", "content": "{\"email\":\"alice@example.com\"}", "role": "tool", "rawEvent": serde_json::from_str::<Value>(data).unwrap()})]
+            vec![
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "run_12345-tool-result-1", "toolCallId": "call_987", "content": "{\"email\":\"alice@example.com\"}", "role": "tool", "rawEvent": serde_json::from_str::<Value>(data).unwrap()})
+            ]
         );
 
         let data = r#"{
@@ -1598,7 +1748,9 @@ data: {"type": "complete", "thread_id": "thread_1"}
 }"#;
         assert_eq!(
             typed(&mut t, data).events,
-            vec![json!({"type": "RUN_FINISHED", "threadId": "t-crm", "runId": "run_12345", "usage": [{"inputTokens": 50, "outputTokens": 100}], "rawEvent": serde_json::from_str::<Value>(data).unwrap()})]
+            vec![
+                json!({"type": "RUN_FINISHED", "threadId": "t-crm", "runId": "run_12345", "usage": [{"inputTokens": 50, "outputTokens": 100}], "rawEvent": serde_json::from_str::<Value>(data).unwrap()})
+            ]
         );
 
         let data = r#"{
@@ -1609,7 +1761,9 @@ data: {"type": "complete", "thread_id": "thread_1"}
 }"#;
         assert_eq!(
             typed(&mut t, data).events,
-            vec![json!({"type": "RUN_ERROR", "message": "Database connection failed", "code": "INTERNAL_ERROR", "rawEvent": serde_json::from_str::<Value>(data).unwrap()})]
+            vec![
+                json!({"type": "RUN_ERROR", "message": "Database connection failed", "code": "INTERNAL_ERROR", "rawEvent": serde_json::from_str::<Value>(data).unwrap()})
+            ]
         );
 
         // The seed elides the chart data as `[...]`, which is not JSON; a concrete array stands in.
@@ -1624,7 +1778,9 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let out = typed(&mut t, data);
         assert_eq!(
             out.events,
-            vec![json!({"type": "CUSTOM", "name": RENDER_HINT_CUSTOM_NAME, "value": {"component": "StockChart", "props": {"symbol": "AAPL", "data": [{"t": 1, "close": 189.5}]}}, "rawEvent": serde_json::from_str::<Value>(data).unwrap()})]
+            vec![
+                json!({"type": "CUSTOM", "name": RENDER_HINT_CUSTOM_NAME, "value": {"component": "StockChart", "props": {"symbol": "AAPL", "data": [{"t": 1, "close": 189.5}]}}, "rawEvent": serde_json::from_str::<Value>(data).unwrap()})
+            ]
         );
         assert!(out.warnings[0].contains("UI_RENDER_HINT"));
     }
@@ -1638,10 +1794,15 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let out = typed(&mut t, r#"{"type": "RUN_FINISHED"}"#);
         assert_eq!(
             out.events,
-            vec![json!({"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "r7", "rawEvent": {"type": "RUN_FINISHED"}})]
+            vec![
+                json!({"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "r7", "rawEvent": {"type": "RUN_FINISHED"}})
+            ]
         );
 
-        let out = typed(&mut t, r#"{"type": "RUN_FINISHED", "threadId": "a", "runId": "b", "status": "cancelled"}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "RUN_FINISHED", "threadId": "a", "runId": "b", "status": "cancelled"}"#,
+        );
         assert_eq!(out.events[0]["outcome"], json!({"type": "cancelled"}));
         assert!(out.events[0].get("status").is_none());
 
@@ -1656,19 +1817,34 @@ data: {"type": "complete", "thread_id": "thread_1"}
             json!({"type": "RUN_ERROR", "message": "run failed", "usage": [{"inputTokens": 1, "totalTokens": 3}], "timestamp": 9})
         );
 
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_START", "toolCallId": "c", "toolName": "f"}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_START", "toolCallId": "c", "toolName": "f"}"#,
+        );
         assert_eq!(types(&out.events), ["TOOL_CALL_START"]);
         assert_eq!(out.events[0]["toolCallName"], "f");
 
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_START", "toolCallId": "c", "toolName": "f", "args": "{\"a\":1}"}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_START", "toolCallId": "c", "toolName": "f", "args": "{\"a\":1}"}"#,
+        );
         assert_eq!(out.events[1]["delta"], "{\"a\":1}");
 
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_RESULT", "toolCallId": "c", "result": "nope", "isError": true}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_RESULT", "toolCallId": "c", "result": "nope", "isError": true}"#,
+        );
         assert_eq!(out.events[0]["content"], "nope");
         assert_eq!(out.events[0]["metadata"], json!({"isError": true}));
 
-        let out = typed(&mut t, r#"{"type": "UI_RENDER_HINT", "component": "ContactCard"}"#);
-        assert_eq!(out.events[0]["value"], json!({"component": "ContactCard", "props": {}}));
+        let out = typed(
+            &mut t,
+            r#"{"type": "UI_RENDER_HINT", "component": "ContactCard"}"#,
+        );
+        assert_eq!(
+            out.events[0]["value"],
+            json!({"component": "ContactCard", "props": {}})
+        );
     }
 
     // ---- implementation guide (seed 001) ----
@@ -1685,7 +1861,9 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let out = typed(&mut t, data);
         assert_eq!(
             out.events,
-            vec![json!({"type": "RUN_ERROR", "message": "Error message", "rawEvent": serde_json::from_str::<Value>(data).unwrap()})]
+            vec![
+                json!({"type": "RUN_ERROR", "message": "Error message", "rawEvent": serde_json::from_str::<Value>(data).unwrap()})
+            ]
         );
         assert_eq!(out.warnings.len(), 1);
         assert!(out.warnings[0].contains("RUN_ERROR"));
@@ -1704,33 +1882,55 @@ data: {"type": "complete", "thread_id": "thread_1"}
   ]
 }"#;
         let out = typed(&mut t, data);
-        assert_eq!(out.events, vec![serde_json::from_str::<Value>(data).unwrap()]);
+        assert_eq!(
+            out.events,
+            vec![serde_json::from_str::<Value>(data).unwrap()]
+        );
         assert!(out.warnings.is_empty());
     }
 
     #[test]
     fn seed004_field_renames() {
         let mut t = Translator::with_ids("t", "r");
-        let out = typed(&mut t, r#"{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "content": "hi"}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "content": "hi"}"#,
+        );
         assert_eq!(
             out.events,
-            vec![json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi", "rawEvent": {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "content": "hi"}})]
+            vec![
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi", "rawEvent": {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "content": "hi"}})
+            ]
         );
         assert_eq!(out.warnings.len(), 1);
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_ARGS", "toolCallId": "c", "args": {"a": 1}}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_ARGS", "toolCallId": "c", "args": {"a": 1}}"#,
+        );
         assert_eq!(out.events[0]["delta"], "{\"a\":1}");
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_ARGS", "toolCallId": "c", "args": "{\"a\""}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_ARGS", "toolCallId": "c", "args": "{\"a\""}"#,
+        );
         assert_eq!(out.events[0]["delta"], "{\"a\"");
         let out = typed(&mut t, r#"{"type": "RAW", "payload": {"x": 1}}"#);
         assert_eq!(out.events[0]["event"], json!({"x": 1}));
         assert!(out.events[0].get("payload").is_none());
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_RESULT", "toolCallId": "c", "content": "done"}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_RESULT", "toolCallId": "c", "content": "done"}"#,
+        );
         assert_eq!(
             out.events,
-            vec![json!({"type": "TOOL_CALL_RESULT", "messageId": "r-tool-result-1", "toolCallId": "c", "content": "done", "role": "tool", "rawEvent": {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "content": "done"}})]
+            vec![
+                json!({"type": "TOOL_CALL_RESULT", "messageId": "r-tool-result-1", "toolCallId": "c", "content": "done", "role": "tool", "rawEvent": {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "content": "done"}})
+            ]
         );
         // The HITL answer `TOOL_CALL_RESULT {approved}` carries its result as bare fields.
-        let out = typed(&mut t, r#"{"type": "TOOL_CALL_RESULT", "toolCallId": "c", "approved": true, "timestamp": 3}"#);
+        let out = typed(
+            &mut t,
+            r#"{"type": "TOOL_CALL_RESULT", "toolCallId": "c", "approved": true, "timestamp": 3}"#,
+        );
         assert_eq!(out.events[0]["content"], "{\"approved\":true}");
         assert_eq!(out.events[0]["timestamp"], 3);
         assert!(out.events[0].get("approved").is_none());
@@ -1804,13 +2004,30 @@ data: {"type": "complete", "thread_id": "thread_1"}
         let mut t = Translator::new();
         let mut ids = Vec::new();
         for run in ["r1", "r2"] {
-            t.translate(None, json!({"type": "RUN_STARTED", "threadId": "t", "runId": run}));
+            t.translate(
+                None,
+                json!({"type": "RUN_STARTED", "threadId": "t", "runId": run}),
+            );
             for _ in 0..2 {
-                ids.push(t.translate(None, json!({"type": "THINKING_START"})).events[0]["messageId"].clone());
+                ids.push(
+                    t.translate(None, json!({"type": "THINKING_START"})).events[0]["messageId"]
+                        .clone(),
+                );
                 t.translate(None, json!({"type": "THINKING_END"}));
             }
-            t.translate(None, json!({"type": "RUN_FINISHED", "threadId": "t", "runId": run}));
+            t.translate(
+                None,
+                json!({"type": "RUN_FINISHED", "threadId": "t", "runId": run}),
+            );
         }
-        assert_eq!(ids, [json!("r1-reasoning-1"), json!("r1-reasoning-2"), json!("r2-reasoning-3"), json!("r2-reasoning-4")]);
+        assert_eq!(
+            ids,
+            [
+                json!("r1-reasoning-1"),
+                json!("r1-reasoning-2"),
+                json!("r2-reasoning-3"),
+                json!("r2-reasoning-4")
+            ]
+        );
     }
 }

@@ -8,6 +8,7 @@ pub mod dialect;
 pub mod enforce;
 pub mod pipeline;
 pub mod event;
+pub mod inspect;
 pub mod reduce;
 pub mod sse;
 pub mod types;

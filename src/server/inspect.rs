@@ -1,30 +1,15 @@
-//! `agui-studio inspect`: run a recorded stream through the full client pipeline and print one
-//! JSON report. It is a user feature (what does my agent really stream?) and the entry point the
-//! conformance tests use.
+//! `agui-studio inspect`: read a recorded stream (file or stdin), run it through the full client
+//! pipeline and print one JSON report — what does my agent really stream?
 
 use std::io::Read;
 use std::process::ExitCode;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::protocol::compat::{parse_version, prepare_request, Version};
-use crate::protocol::pipeline::{Pipeline, PipelineOptions};
-use crate::protocol::RunAgentInput;
+use crate::protocol::compat::parse_version;
+use crate::protocol::inspect::{inspect, parse_recording, Inspection};
 
 use super::config::InspectArgs;
-
-/// What was read: the stream in one of its forms, plus what a fixture says about the run.
-pub enum Recording {
-    Sse(Vec<u8>),
-    Events(Vec<Value>),
-}
-
-/// A recorded stream and the context it was recorded in.
-pub struct Inspection {
-    pub recording: Recording,
-    pub input: Option<Value>,
-    pub max_protocol_version: Option<Version>,
-}
 
 /// The CLI entry point.
 pub fn run(args: InspectArgs) -> ExitCode {
@@ -81,133 +66,3 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(buf)
 }
 
-/// Detect the format: a JSON array of events, a conformance fixture, JSON Lines, or raw SSE.
-pub fn parse_recording(bytes: Vec<u8>) -> Result<Inspection, String> {
-    let plain = |recording| Inspection {
-        recording,
-        input: None,
-        max_protocol_version: None,
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let trimmed = text.trim_start_matches('\u{feff}').trim();
-    if trimmed.starts_with('[') || trimmed.starts_with('{') {
-        if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
-            return Ok(match v {
-                Value::Array(events) => plain(Recording::Events(events)),
-                Value::Object(ref o) if o.get("stream").is_some_and(Value::is_array) => {
-                    fixture(v)?
-                }
-                single => plain(Recording::Events(vec![single])),
-            });
-        }
-        if trimmed.starts_with('{') && !looks_like_sse(trimmed) {
-            let mut events = Vec::new();
-            for (n, line) in trimmed.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                events.push(
-                    serde_json::from_str(line)
-                        .map_err(|e| format!("line {}: not a JSON event: {e}", n + 1))?,
-                );
-            }
-            return Ok(plain(Recording::Events(events)));
-        }
-    }
-    Ok(plain(Recording::Sse(bytes)))
-}
-
-fn looks_like_sse(text: &str) -> bool {
-    text.lines().any(|l| {
-        l.starts_with("data:") || l.starts_with("event:") || l.starts_with("id:") || l.starts_with(':')
-    })
-}
-
-fn fixture(v: Value) -> Result<Inspection, String> {
-    let stream = v["stream"].as_array().cloned().unwrap_or_default();
-    let max = match v.pointer("/client/maxProtocolVersion").and_then(Value::as_str) {
-        Some(s) => Some(parse_version(s).ok_or_else(|| format!("bad maxProtocolVersion '{s}'"))?),
-        None => None,
-    };
-    let input = v.get("input").cloned().map(|mut input| {
-        // A fixture's input carries only what it asserts about; the ids come from its stream.
-        if let Some(o) = input.as_object_mut() {
-            let started = stream
-                .iter()
-                .find(|e| e["type"] == "RUN_STARTED")
-                .cloned()
-                .unwrap_or(Value::Null);
-            for (k, fallback) in [("threadId", "thread"), ("runId", "run")] {
-                if !o.contains_key(k) {
-                    let id = started[k].as_str().unwrap_or(fallback).to_string();
-                    o.insert(k.into(), Value::String(id));
-                }
-            }
-            o.entry("messages").or_insert(json!([]));
-        }
-        input
-    });
-    Ok(Inspection {
-        recording: Recording::Events(stream),
-        input,
-        max_protocol_version: max,
-    })
-}
-
-/// Run an inspection and build the report.
-pub fn inspect(inspection: Inspection) -> Value {
-    let options = PipelineOptions {
-        max_protocol_version: inspection.max_protocol_version,
-    };
-    let mut request = None;
-    let mut pre_warnings = Vec::new();
-    let mut pipeline = match inspection.input {
-        Some(raw) => {
-            let (prepared, warnings) = prepare_request(raw, inspection.max_protocol_version);
-            pre_warnings = warnings;
-            match serde_json::from_value::<RunAgentInput>(prepared.clone()) {
-                Ok(input) => {
-                    request = Some(prepared);
-                    Pipeline::for_input(&input, options)
-                }
-                Err(e) => {
-                    return json!({
-                        "outcome": "failed",
-                        "error": format!("the RunAgentInput is not valid: {e}"),
-                        "runErrors": [], "warnings": pre_warnings, "events": [],
-                        "messages": [], "state": {},
-                    })
-                }
-            }
-        }
-        None => Pipeline::new(options),
-    };
-    let mut delivered = Vec::new();
-    match inspection.recording {
-        Recording::Sse(bytes) => delivered.extend(pipeline.push_bytes(&bytes)),
-        Recording::Events(events) => {
-            for e in events {
-                delivered.extend(pipeline.push_value(None, e));
-            }
-        }
-    }
-    delivered.extend(pipeline.finish());
-    pre_warnings.append(&mut pipeline.warnings);
-    let mut report = json!({
-        "outcome": pipeline.outcome().as_str(),
-        "error": pipeline.error(),
-        "runErrors": pipeline.run_errors.iter().map(|(message, code)| {
-            let mut o = json!({ "message": message });
-            if let Some(c) = code { o["code"] = json!(c); }
-            o
-        }).collect::<Vec<_>>(),
-        "warnings": pre_warnings,
-        "events": delivered.iter().map(|d| d.event.to_value()).collect::<Vec<_>>(),
-        "messages": pipeline.conversation.messages_json(),
-        "state": pipeline.conversation.state,
-    });
-    if let Some(r) = request {
-        report["request"] = r;
-    }
-    report
-}
