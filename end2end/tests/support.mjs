@@ -1,0 +1,84 @@
+// Shared helpers for the browser tests: start the agui-studio binary on a free loopback port and
+// launch Debian's Chromium through playwright-core. Everything started here is stopped by `stop`.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const binary =
+  process.env.AGUI_BINARY ?? path.resolve(here, "../../target/release/agui-studio");
+
+/** Start the server on 127.0.0.1 with an OS-chosen port; resolves to { url, proc, logs }. */
+export function startServer(args = [], env = {}) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(binary, ["--addr", "127.0.0.1:0", ...args], {
+      cwd: path.dirname(binary),
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let logs = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 20000);
+    const onData = (chunk) => {
+      logs += chunk.toString();
+      const m = logs.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], proc, logs: () => logs });
+      }
+    };
+    proc.stdout.on("data", onData);
+    proc.stderr.on("data", onData);
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${logs}`));
+    });
+  });
+}
+
+/** Launch headless Chromium with a fresh profile; resolves to { context, close }. */
+export async function launchBrowser() {
+  const profile = mkdtempSync(path.join(tmpdir(), "agui-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Collect console errors, page errors and failed responses of a page. */
+export function watchProblems(page) {
+  const problems = [];
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  page.on("response", (resp) => {
+    if (resp.status() >= 400) problems.push(`HTTP ${resp.status()} ${resp.url()}`);
+  });
+  return problems;
+}
+
+export function stopServer(server) {
+  if (server && server.proc.exitCode === null) {
+    server.proc.removeAllListeners("exit");
+    server.proc.kill("SIGTERM");
+  }
+}

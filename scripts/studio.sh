@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# agui-studio's one script: make a machine ready, run the app, run every test, run benchmarks.
+#
+#   scripts/studio.sh setup    install what building and testing need (idempotent, quick when present)
+#   scripts/studio.sh run      set up, build the release binary and serve it (no API key needed)
+#   scripts/studio.sh test     set up, then run every test suite (what CI runs)
+#   scripts/studio.sh bench    run the benchmarks and print their figures
+#   scripts/studio.sh release  build the self-contained release binary only
+#
+# Offline-safe: cargo-leptos would download wasm-bindgen, sass and wasm-opt from GitHub; we
+# install each from a package registry instead (see ../shared/TOOLCHAIN.md).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+CARGO_LEPTOS_VERSION=0.3.10
+# The wasm-bindgen CLI must equal the crate pinned in Cargo.toml, byte for byte.
+WASM_BINDGEN_VERSION="$(sed -nE 's/^wasm-bindgen = \{ version = "=([0-9.]+)".*/\1/p' Cargo.toml)"
+export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+setup() {
+  local want_browser="${1:-yes}"
+  say "checking the toolchain"
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
+    say "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 18 minutes on 2 cores)"
+    cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked
+  fi
+  if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes)"
+    CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback \
+      cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  fi
+  if [ "$want_browser" = yes ] && ! command -v chromium >/dev/null; then
+    say "installing Debian's chromium for the browser tests"
+    as_root apt-get update
+    as_root apt-get install -y chromium
+  fi
+  if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
+    say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt)"
+    (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+  fi
+  # Debian's binaryen (wasm-opt 108) silently breaks hydration; ours must come first on PATH.
+  case "$(command -v wasm-opt)" in
+    "$ROOT"/end2end/node_modules/.bin/wasm-opt) ;;
+    *) echo "error: wasm-opt on PATH is $(command -v wasm-opt), not end2end's npm binaryen" >&2; exit 1 ;;
+  esac
+}
+
+release() {
+  # --precompress makes cargo-leptos build the site before the server, so the release binary
+  # embeds the finished WASM/JS/CSS (and their .br/.gz forms).
+  say "building the release binary (site embedded)"
+  cargo leptos build --release --precompress
+  ls -l target/release/agui-studio
+}
+
+run() {
+  setup no
+  release
+  say "starting agui-studio (Ctrl-C stops it)"
+  exec target/release/agui-studio "$@"
+}
+
+test_all() {
+  setup yes
+  local started=$SECONDS
+  say "unit, property, conformance and server tests (cargo test --features ssr)"
+  cargo test --features ssr
+  say "the browser build compiles (wasm32, feature hydrate)"
+  cargo check --lib --no-default-features --features hydrate --target wasm32-unknown-unknown
+  release
+  say "browser tests against the release binary, copied alone to a temporary directory"
+  local dir
+  dir="$(mktemp -d)"
+  cp target/release/agui-studio "$dir/"
+  (cd end2end && AGUI_BINARY="$dir/agui-studio" node --test --test-reporter=spec tests/)
+  rm -rf "$dir"
+  say "all test suites passed in $((SECONDS - started)) s"
+}
+
+bench() {
+  say "pipeline benchmark (release)"
+  cargo bench --bench pipeline
+}
+
+case "${1:-}" in
+  setup) setup yes ;;
+  run) shift; run "$@" ;;
+  test) test_all ;;
+  bench) bench ;;
+  release) setup no; release ;;
+  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

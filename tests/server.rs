@@ -1,0 +1,54 @@
+//! The server over a real loopback socket: health, the server-rendered page, and 404s.
+#![cfg(feature = "ssr")]
+
+use agui_studio::server::{app, leptos_options, AppState};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Start the app on 127.0.0.1 with a free port; the task ends with the test runtime.
+async fn start() -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = AppState {
+        leptos_options: leptos_options(),
+    };
+    tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
+    addr
+}
+
+/// A minimal HTTP/1.1 GET: (status, body).
+async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let status = text[9..12].parse().unwrap();
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+#[tokio::test]
+async fn healthz_answers_ok() {
+    let addr = start().await;
+    let (status, body) = get(addr, "/healthz").await;
+    assert_eq!(status, 200);
+    assert!(body.contains(r#""status":"ok""#), "{body}");
+}
+
+#[tokio::test]
+async fn home_page_is_server_rendered() {
+    let addr = start().await;
+    let (status, body) = get(addr, "/").await;
+    assert_eq!(status, 200);
+    assert!(body.contains("<h1>agui-studio</h1>"), "{body}");
+    assert!(body.contains("server-rendered"));
+}
+
+#[tokio::test]
+async fn unknown_path_is_404() {
+    let addr = start().await;
+    let (status, body) = get(addr, "/definitely/not/here").await;
+    assert_eq!(status, 404);
+    assert!(body.contains("Not found"), "{body}");
+}
