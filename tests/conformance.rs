@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 use agui_studio::protocol::inspect::{inspect, parse_recording};
 use serde_json::Value;
 
-const SCHEMA_WORDING: [&str; 2] = ["reasoning-message-wrong-role-fatal", "unknown-outcome-array-fatal"];
+const SCHEMA_WORDING: [&str; 2] = [
+    "reasoning-message-wrong-role-fatal",
+    "unknown-outcome-array-fatal",
+];
 
 fn corpus_dir() -> PathBuf {
     std::env::var_os("AGUI_CONFORMANCE_DIR")
@@ -44,7 +47,11 @@ fn main() {
     on_disk.sort();
     let (mut passed, mut failed) = (0, 0);
     if names != on_disk || names.len() != 68 {
-        println!("manifest ... FAILED: the manifest ({}) and the folder ({}) disagree", names.len(), on_disk.len());
+        println!(
+            "manifest ... FAILED: the manifest ({}) and the folder ({}) disagree",
+            names.len(),
+            on_disk.len()
+        );
         failed += 1;
     } else {
         println!("manifest ... ok (68 fixtures)");
@@ -85,12 +92,22 @@ fn check_binary(path: &Path, library: &Value) -> Vec<String> {
         .output()
         .expect("run agui-studio inspect");
     let Ok(report) = serde_json::from_slice::<Value>(&out.stdout) else {
-        return vec![format!("inspect printed no JSON: {}", String::from_utf8_lossy(&out.stderr))];
+        return vec![format!(
+            "inspect printed no JSON: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )];
     };
     let mut problems = Vec::new();
-    let want_code = if library["outcome"] == "completed" { 0 } else { 1 };
+    let want_code = if library["outcome"] == "completed" {
+        0
+    } else {
+        1
+    };
     if out.status.code() != Some(want_code) {
-        problems.push(format!("inspect exited {:?}, expected {want_code}", out.status.code()));
+        problems.push(format!(
+            "inspect exited {:?}, expected {want_code}",
+            out.status.code()
+        ));
     }
     if &report != library {
         problems.push("the inspect binary's report differs from the library's".into());
@@ -110,7 +127,10 @@ fn check(fixture: &Value, report: &Value) -> Vec<String> {
     let outcome = report["outcome"].as_str().unwrap_or("?");
     let want = expect["outcome"].as_str().unwrap_or("?");
     if outcome != want {
-        p.push(format!("outcome {outcome}, expected {want} (error: {})", report["error"]));
+        p.push(format!(
+            "outcome {outcome}, expected {want} (error: {})",
+            report["error"]
+        ));
     }
     if let Some(s) = expect["errorContains"].as_str() {
         let err = report["error"].as_str().unwrap_or("");
@@ -125,7 +145,9 @@ fn check(fixture: &Value, report: &Value) -> Vec<String> {
     if let Some(list) = expect["warnings"].as_array() {
         for w in list.iter().filter_map(Value::as_str) {
             if !warnings.iter().any(|x| x.contains(w)) {
-                p.push(format!("no warning contains {w:?} (warnings: {warnings:?})"));
+                p.push(format!(
+                    "no warning contains {w:?} (warnings: {warnings:?})"
+                ));
             }
         }
     }
@@ -137,9 +159,13 @@ fn check(fixture: &Value, report: &Value) -> Vec<String> {
             p.push("expected a RUN_ERROR to be delivered".into())
         }
         Value::String(s)
-            if !report["runErrors"]
-                .as_array()
-                .is_some_and(|e| e.iter().any(|e| e["message"].as_str().is_some_and(|m| m.contains(s.as_str())))) =>
+            if !report["runErrors"].as_array().is_some_and(|e| {
+                e.iter().any(|e| {
+                    e["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains(s.as_str()))
+                })
+            }) =>
         {
             p.push(format!("no RUN_ERROR message contains {s:?}"))
         }
@@ -183,7 +209,10 @@ fn check(fixture: &Value, report: &Value) -> Vec<String> {
     }
     if let Some(want) = expect.get("messages") {
         if !subset(want, &report["messages"]) {
-            p.push(format!("messages {} do not match {want}", report["messages"]));
+            p.push(format!(
+                "messages {} do not match {want}",
+                report["messages"]
+            ));
         }
     }
     if let Some(want) = expect.get("state") {
@@ -193,7 +222,10 @@ fn check(fixture: &Value, report: &Value) -> Vec<String> {
     }
     if let Some(want) = expect.get("request") {
         if !subset(want, &report["request"]) {
-            p.push(format!("request {} does not match {want}", report["request"]));
+            p.push(format!(
+                "request {} does not match {want}",
+                report["request"]
+            ));
         }
     }
     if let Some(paths) = expect["requestAbsentPaths"].as_array() {
@@ -227,9 +259,9 @@ fn dotted<'a>(mut v: &'a Value, path: &str) -> Option<&'a Value> {
 /// length, scalars must be equal.
 fn subset(want: &Value, got: &Value) -> bool {
     match (want, got) {
-        (Value::Object(w), Value::Object(g)) => {
-            w.iter().all(|(k, wv)| g.get(k).is_some_and(|gv| subset(wv, gv)))
-        }
+        (Value::Object(w), Value::Object(g)) => w
+            .iter()
+            .all(|(k, wv)| g.get(k).is_some_and(|gv| subset(wv, gv))),
         (Value::Array(w), Value::Array(g)) => {
             w.len() == g.len() && w.iter().zip(g).all(|(a, b)| subset(a, b))
         }

@@ -1,16 +1,17 @@
 //! The server over a real loopback socket: health, the server-rendered page, and 404s.
 #![cfg(feature = "ssr")]
 
-use agui_studio::server::{app, leptos_options, AppState};
+use agui_studio::server::config::Cli;
+use agui_studio::server::{app, AppState};
+use clap::Parser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Start the app on 127.0.0.1 with a free port; the task ends with the test runtime.
 async fn start() -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = AppState {
-        leptos_options: leptos_options(),
-    };
+    let cli = Cli::parse_from(["agui-studio", "--demo-delay-ms", "0"]);
+    let state = AppState::new(&cli.serve).unwrap();
     tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
     addr
 }
@@ -24,7 +25,10 @@ async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
     s.read_to_end(&mut buf).await.unwrap();
     let text = String::from_utf8_lossy(&buf).to_string();
     let status = text[9..12].parse().unwrap();
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
     (status, body)
 }
 

@@ -101,9 +101,11 @@ impl ChunkExpander {
                         id
                     }
                 };
-                push_content(&event, delta, &mut out, |delta| EventKind::TextMessageContent {
-                    message_id: id.clone(),
-                    delta,
+                push_content(&event, delta, &mut out, |delta| {
+                    EventKind::TextMessageContent {
+                        message_id: id.clone(),
+                        delta,
+                    }
                 });
             }
             EventKind::ToolCallChunk {
@@ -293,13 +295,19 @@ mod tests {
     fn opener_and_continuation_expand_and_terminal_closes() {
         let mut x = ChunkExpander::new();
         let a = x
-            .expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "a"})))
+            .expand(ev(
+                json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "a"}),
+            ))
             .unwrap();
         assert_eq!(types(&a), ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]);
-        let b = x.expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "b"}))).unwrap();
+        let b = x
+            .expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "b"})))
+            .unwrap();
         assert_eq!(types(&b), ["TEXT_MESSAGE_CONTENT"]);
         let c = x
-            .expand(ev(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"})))
+            .expand(ev(
+                json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+            ))
             .unwrap();
         assert_eq!(types(&c), ["TEXT_MESSAGE_END", "RUN_FINISHED"]);
     }
@@ -307,27 +315,39 @@ mod tests {
     #[test]
     fn raw_does_not_close_but_custom_does() {
         let mut x = ChunkExpander::new();
-        x.expand(ev(json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "f"})))
-            .unwrap();
+        x.expand(ev(
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "f"}),
+        ))
+        .unwrap();
         let r = x.expand(ev(json!({"type": "RAW", "event": 1}))).unwrap();
         assert_eq!(types(&r), ["RAW"]);
-        let c = x.expand(ev(json!({"type": "CUSTOM", "name": "n", "value": null}))).unwrap();
+        let c = x
+            .expand(ev(json!({"type": "CUSTOM", "name": "n", "value": null})))
+            .unwrap();
         assert_eq!(types(&c), ["TOOL_CALL_END", "CUSTOM"]);
-        assert!(x.expand(ev(json!({"type": "TOOL_CALL_CHUNK", "delta": "{}"}))).is_err());
+        assert!(x
+            .expand(ev(json!({"type": "TOOL_CALL_CHUNK", "delta": "{}"})))
+            .is_err());
     }
 
     #[test]
     fn conflicting_continuations_are_fatal() {
         let mut x = ChunkExpander::new();
-        x.expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "role": "assistant"})))
-            .unwrap();
+        x.expand(ev(
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "role": "assistant"}),
+        ))
+        .unwrap();
         let e = x
-            .expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "role": "user", "delta": "x"})))
+            .expand(ev(
+                json!({"type": "TEXT_MESSAGE_CHUNK", "role": "user", "delta": "x"}),
+            ))
             .unwrap_err();
         assert!(e.contains("does not match the open stream's role"));
         let mut x = ChunkExpander::new();
-        x.expand(ev(json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "f"})))
-            .unwrap();
+        x.expand(ev(
+            json!({"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "f"}),
+        ))
+        .unwrap();
         let e = x
             .expand(ev(json!({"type": "TOOL_CALL_CHUNK", "toolCallName": "g"})))
             .unwrap_err();
@@ -337,14 +357,22 @@ mod tests {
     #[test]
     fn a_new_id_closes_the_previous_item() {
         let mut x = ChunkExpander::new();
-        x.expand(ev(json!({"type": "REASONING_MESSAGE_CHUNK", "messageId": "r1", "delta": "a"})))
-            .unwrap();
+        x.expand(ev(
+            json!({"type": "REASONING_MESSAGE_CHUNK", "messageId": "r1", "delta": "a"}),
+        ))
+        .unwrap();
         let out = x
-            .expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "b"})))
+            .expand(ev(
+                json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "b"}),
+            ))
             .unwrap();
         assert_eq!(
             types(&out),
-            ["REASONING_MESSAGE_END", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+            [
+                "REASONING_MESSAGE_END",
+                "TEXT_MESSAGE_START",
+                "TEXT_MESSAGE_CONTENT"
+            ]
         );
     }
 
@@ -353,10 +381,14 @@ mod tests {
         let mut x = ChunkExpander::new();
         x.expand(ev(json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "a", "subagentRunId": "s"})))
             .unwrap();
-        let other = x.expand(ev(json!({"type": "STEP_STARTED", "stepName": "x"}))).unwrap();
+        let other = x
+            .expand(ev(json!({"type": "STEP_STARTED", "stepName": "x"})))
+            .unwrap();
         assert_eq!(types(&other), ["STEP_STARTED"]);
         let fin = x
-            .expand(ev(json!({"type": "SUBAGENT_FINISHED", "subagentRunId": "s"})))
+            .expand(ev(
+                json!({"type": "SUBAGENT_FINISHED", "subagentRunId": "s"}),
+            ))
             .unwrap();
         assert_eq!(types(&fin), ["TEXT_MESSAGE_END", "SUBAGENT_FINISHED"]);
         assert_eq!(fin[0].subagent_run_id.as_deref(), Some("s"));

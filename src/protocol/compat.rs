@@ -56,7 +56,11 @@ pub fn prepare_request(mut input: Value, max_version: Option<Version>) -> (Value
     if let Some(Value::Array(messages)) = obj.get_mut("messages") {
         messages.retain(|m| m.get("role").and_then(Value::as_str) != Some("activity"));
         for m in messages.iter_mut() {
-            let id = m.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
+            let id = m
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string();
             let Some(Value::Array(parts)) = m.get_mut("content") else {
                 continue;
             };
@@ -78,7 +82,10 @@ fn upgrade_binary_part(part: &mut Value) {
     if p.get("type").and_then(Value::as_str) != Some("binary") {
         return;
     }
-    let mime = p.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream");
+    let mime = p
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or("application/octet-stream");
     let kind = match mime.split('/').next() {
         Some("image") => "image",
         Some("audio") => "audio",
@@ -111,7 +118,10 @@ fn flatten_content(message: &mut Value, id: &str, warnings: &mut Vec<String>) {
     let mut texts = Vec::new();
     let mut dropped = 0;
     for p in parts {
-        match (p.get("type").and_then(Value::as_str), p.get("text").and_then(Value::as_str)) {
+        match (
+            p.get("type").and_then(Value::as_str),
+            p.get("text").and_then(Value::as_str),
+        ) {
             (Some("text"), Some(t)) => texts.push(t.to_string()),
             _ => dropped += 1,
         }
@@ -154,7 +164,10 @@ mod tests {
             {"id": "a", "role": "activity", "activityType": "x", "content": {}}]});
         let (v, w) = prepare_request(input, parse_version("0.0.39"));
         assert!(v.get("protocolVersion").is_none());
-        assert_eq!(v["messages"], json!([{"id": "u", "role": "user", "content": "What?"}]));
+        assert_eq!(
+            v["messages"],
+            json!([{"id": "u", "role": "user", "content": "What?"}])
+        );
         assert!(w[0].contains("DROPS non-text parts"));
     }
 
@@ -164,10 +177,13 @@ mod tests {
             "content": [{"type": "binary", "mimeType": "image/png", "url": "https://x/l.png"},
                         {"type": "binary", "mimeType": "application/pdf", "data": "AAAA", "filename": "a.pdf"}]}]});
         let (v, w) = prepare_request(input, None);
-        assert_eq!(v["messages"][0]["content"], json!([
+        assert_eq!(
+            v["messages"][0]["content"],
+            json!([
             {"type": "image", "source": {"type": "url", "value": "https://x/l.png", "mimeType": "image/png"}},
             {"type": "document", "source": {"type": "data", "value": "AAAA", "mimeType": "application/pdf"},
-             "metadata": {"filename": "a.pdf"}}]));
+             "metadata": {"filename": "a.pdf"}}])
+        );
         assert!(w.is_empty());
     }
 }

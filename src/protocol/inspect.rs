@@ -34,9 +34,7 @@ pub fn parse_recording(bytes: Vec<u8>) -> Result<Inspection, String> {
         if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
             return Ok(match v {
                 Value::Array(events) => plain(Recording::Events(events)),
-                Value::Object(ref o) if o.get("stream").is_some_and(Value::is_array) => {
-                    fixture(v)?
-                }
+                Value::Object(ref o) if o.get("stream").is_some_and(Value::is_array) => fixture(v)?,
                 single => plain(Recording::Events(vec![single])),
             });
         }
@@ -59,13 +57,19 @@ pub fn parse_recording(bytes: Vec<u8>) -> Result<Inspection, String> {
 
 fn looks_like_sse(text: &str) -> bool {
     text.lines().any(|l| {
-        l.starts_with("data:") || l.starts_with("event:") || l.starts_with("id:") || l.starts_with(':')
+        l.starts_with("data:")
+            || l.starts_with("event:")
+            || l.starts_with("id:")
+            || l.starts_with(':')
     })
 }
 
 fn fixture(v: Value) -> Result<Inspection, String> {
     let stream = v["stream"].as_array().cloned().unwrap_or_default();
-    let max = match v.pointer("/client/maxProtocolVersion").and_then(Value::as_str) {
+    let max = match v
+        .pointer("/client/maxProtocolVersion")
+        .and_then(Value::as_str)
+    {
         Some(s) => Some(parse_version(s).ok_or_else(|| format!("bad maxProtocolVersion '{s}'"))?),
         None => None,
     };

@@ -152,7 +152,10 @@ impl Pipeline {
             }
             match serde_json::from_str::<Value>(&f.data) {
                 Ok(v) => out.extend(self.push_value(f.event.as_deref(), v)),
-                Err(e) => self.fail(format!("invalid JSON in SSE data ({e}): {}", brief(&f.data))),
+                Err(e) => self.fail(format!(
+                    "invalid JSON in SSE data ({e}): {}",
+                    brief(&f.data)
+                )),
             }
         }
         out

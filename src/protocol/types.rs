@@ -316,7 +316,11 @@ pub struct MediaPart {
 /// Where a media part's bytes are: inline base64, a URL, or a provider file handle.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum PartSource {
     Data {
         value: String,
@@ -432,7 +436,11 @@ pub enum ResumeStatus {
 /// How a run ended (`RUN_FINISHED.outcome`; absent means success).
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum RunOutcome {
     Success {
         pending_tool_call_ids: Option<Vec<String>>,
@@ -449,7 +457,11 @@ pub const RUN_OUTCOME_TYPES: [&str; 3] = ["success", "interrupt", "cancelled"];
 /// How a subagent invocation ended (`SUBAGENT_FINISHED.outcome`).
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum SubagentOutcome {
     Success,
     Suspended { interrupt_ids: Option<Vec<String>> },
@@ -491,7 +503,8 @@ pub struct RunAgentInput {
     pub tools: Vec<Tool>,
     #[serde(default)]
     pub context: Vec<Context>,
-    #[serde(default = "empty_object")]
+    /// Absent or `null` means `{}`.
+    #[serde(default = "empty_object", deserialize_with = "null_as_empty_object")]
     pub forwarded_props: Value,
     pub resume: Option<Vec<ResumeEntry>>,
 }
@@ -530,8 +543,7 @@ mod tests {
     #[test]
     fn run_agent_input_accepts_only_required_fields() {
         let input: RunAgentInput =
-            serde_json::from_value(json!({"threadId": "t", "runId": "r", "messages": []}))
-                .unwrap();
+            serde_json::from_value(json!({"threadId": "t", "runId": "r", "messages": []})).unwrap();
         assert_eq!(input.state, json!({}));
         assert!(input.tools.is_empty() && input.context.is_empty());
         assert_eq!(input.forwarded_props, json!({}));

@@ -6,8 +6,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::event::{Event, EventKind};
 use super::compat::parse_version;
+use super::event::{Event, EventKind};
 use super::types::PROTOCOL_VERSION;
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -108,7 +108,10 @@ impl Verifier {
                     ("reasoning spans", sorted_keys(&self.spans)),
                     (
                         "steps",
-                        self.steps.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>(),
+                        self.steps
+                            .iter()
+                            .map(|(_, s)| s.clone())
+                            .collect::<Vec<_>>(),
                     ),
                     ("subagents", self.subagents_active.clone()),
                 ] {
@@ -125,9 +128,13 @@ impl Verifier {
                 self.reset_items();
                 self.phase = Phase::Errored;
             }
-            EventKind::TextMessageStart { message_id, .. } => {
-                open(&mut self.text, message_id, lane, "text message", "TEXT_MESSAGE_START")?
-            }
+            EventKind::TextMessageStart { message_id, .. } => open(
+                &mut self.text,
+                message_id,
+                lane,
+                "text message",
+                "TEXT_MESSAGE_START",
+            )?,
             EventKind::TextMessageContent { message_id, .. } => {
                 continuing(&self.text, message_id, lane, "text message", ty)?
             }
@@ -135,9 +142,13 @@ impl Verifier {
                 continuing(&self.text, message_id, lane, "text message", ty)?;
                 self.text.remove(message_id);
             }
-            EventKind::ToolCallStart { tool_call_id, .. } => {
-                open(&mut self.tools, tool_call_id, lane, "tool call", "TOOL_CALL_START")?
-            }
+            EventKind::ToolCallStart { tool_call_id, .. } => open(
+                &mut self.tools,
+                tool_call_id,
+                lane,
+                "tool call",
+                "TOOL_CALL_START",
+            )?,
             EventKind::ToolCallArgs { tool_call_id, .. } => {
                 continuing(&self.tools, tool_call_id, lane, "tool call", ty)?
             }
@@ -172,7 +183,9 @@ impl Verifier {
             }
             EventKind::StepStarted { step_name } => {
                 if !self.steps.insert((lane.clone(), step_name.clone())) {
-                    return Err(format!("Step \"{step_name}\" is already active for 'STEP_STARTED'"));
+                    return Err(format!(
+                        "Step \"{step_name}\" is already active for 'STEP_STARTED'"
+                    ));
                 }
             }
             EventKind::StepFinished { step_name } => {
@@ -212,6 +225,75 @@ impl Verifier {
             _ => {}
         }
         Ok(())
+    }
+
+    /// The events that close everything still open, innermost first, so a producer that stops
+    /// mid-run can end it cleanly (then `RUN_FINISHED` with a cancelled outcome).
+    pub fn closing_events(&self) -> Vec<Event> {
+        let mut out = Vec::new();
+        let lane_of = |lane: &Option<String>, kind: EventKind| {
+            let mut e = Event::from(kind);
+            e.subagent_run_id = lane.clone();
+            e
+        };
+        for (id, lane) in sorted(&self.tools) {
+            out.push(lane_of(
+                lane,
+                EventKind::ToolCallEnd {
+                    tool_call_id: id.clone(),
+                },
+            ));
+        }
+        for (id, lane) in sorted(&self.text) {
+            out.push(lane_of(
+                lane,
+                EventKind::TextMessageEnd {
+                    message_id: id.clone(),
+                },
+            ));
+        }
+        for (id, lane) in sorted(&self.reasoning) {
+            out.push(lane_of(
+                lane,
+                EventKind::ReasoningMessageEnd {
+                    message_id: id.clone(),
+                },
+            ));
+        }
+        for (id, lane) in sorted(&self.spans) {
+            out.push(lane_of(
+                lane,
+                EventKind::ReasoningEnd {
+                    message_id: id.clone(),
+                },
+            ));
+        }
+        let mut steps: Vec<_> = self.steps.iter().collect();
+        steps.sort();
+        for (lane, name) in steps {
+            out.push(lane_of(
+                lane,
+                EventKind::StepFinished {
+                    step_name: name.clone(),
+                },
+            ));
+        }
+        for id in self.subagents_active.iter().rev() {
+            out.push(Event::from(EventKind::SubagentError {
+                subagent_run_id: id.clone(),
+                message: "the run was stopped".into(),
+                code: Some("cancelled".into()),
+            }));
+        }
+        out
+    }
+
+    /// The id of the open run, if one is open.
+    pub fn run_id(&self) -> Option<&str> {
+        match &self.phase {
+            Phase::Running { run_id } => Some(run_id),
+            _ => None,
+        }
     }
 
     fn reset_items(&mut self) {
@@ -258,6 +340,12 @@ fn continuing(
             _ => Ok(()),
         },
     }
+}
+
+fn sorted(m: &HashMap<String, Option<String>>) -> Vec<(&String, &Option<String>)> {
+    let mut v: Vec<_> = m.iter().collect();
+    v.sort();
+    v
 }
 
 fn sorted_keys(m: &HashMap<String, Option<String>>) -> Vec<String> {

@@ -53,9 +53,7 @@ fn file_response(path: &str, headers: &HeaderMap) -> Option<Response> {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag))
     {
-        return Some(
-            (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response(),
-        );
+        return Some((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
     let accepts = headers
         .get(header::ACCEPT_ENCODING)
@@ -71,7 +69,8 @@ fn file_response(path: &str, headers: &HeaderMap) -> Option<Response> {
     let h = resp.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_str(mime.as_ref()).unwrap_or(HeaderValue::from_static("application/octet-stream")),
+        HeaderValue::from_str(mime.as_ref())
+            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));

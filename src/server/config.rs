@@ -36,6 +36,68 @@ pub struct ServeArgs {
     #[arg(long, env = "AGUI_ADDR", value_name = "HOST:PORT")]
     pub addr: Option<SocketAddr>,
 
+    /// Require `Authorization: Bearer <TOKEN>` on every API endpoint (the page and /healthz
+    /// stay open). Unset: no authentication.
+    #[arg(
+        long,
+        env = "AGUI_AUTH_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub auth_token: Option<String>,
+
+    /// Origins allowed to call the API from a browser (CORS), comma-separated or repeated, e.g.
+    /// `https://app.example.com`. Default: none (same-origin only). `*` allows any origin.
+    #[arg(
+        long = "cors-origin",
+        env = "AGUI_CORS_ORIGINS",
+        value_delimiter = ',',
+        value_name = "ORIGIN"
+    )]
+    pub cors_origins: Vec<String>,
+
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "AGUI_BODY_LIMIT", default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
+    pub body_limit: usize,
+
+    /// Agents to serve, comma-separated. Available: demo.
+    #[arg(
+        long,
+        env = "AGUI_AGENTS",
+        value_delimiter = ',',
+        default_value = "demo",
+        value_name = "IDS"
+    )]
+    pub agents: Vec<String>,
+
+    /// Seconds an in-stream approval waits for `POST /api/ag-ui/tool-result` before the run
+    /// ends with RUN_ERROR (code APPROVAL_TIMEOUT).
+    #[arg(
+        long,
+        env = "AGUI_APPROVAL_TIMEOUT",
+        default_value_t = 300,
+        value_name = "SECONDS"
+    )]
+    pub approval_timeout: u64,
+
+    /// Milliseconds between the demo agent's streamed text chunks (0: as fast as possible).
+    #[arg(
+        long,
+        env = "AGUI_DEMO_DELAY_MS",
+        default_value_t = 12,
+        value_name = "MS"
+    )]
+    pub demo_delay_ms: u64,
+
+    /// Seconds of silence after which a stream sends an SSE keep-alive comment.
+    #[arg(
+        long,
+        env = "AGUI_KEEP_ALIVE",
+        default_value_t = 15,
+        value_name = "SECONDS"
+    )]
+    pub keep_alive: u64,
+
     /// Log filter, e.g. `info` or `agui_studio=debug,tower_http=info`.
     #[arg(long, env = "AGUI_LOG", default_value = "info", value_name = "FILTER")]
     pub log: String,

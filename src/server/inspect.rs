@@ -52,7 +52,8 @@ fn load(args: &InspectArgs) -> Result<Inspection, String> {
     }
     if let Some(v) = &args.max_protocol_version {
         inspection.max_protocol_version = Some(
-            parse_version(v).ok_or_else(|| format!("--max-protocol-version: cannot parse '{v}'"))?,
+            parse_version(v)
+                .ok_or_else(|| format!("--max-protocol-version: cannot parse '{v}'"))?,
         );
     }
     Ok(inspection)
@@ -65,4 +66,3 @@ fn read_stdin() -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot read standard input: {e}"))?;
     Ok(buf)
 }
-

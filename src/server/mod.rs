@@ -1,10 +1,17 @@
 //! The axum server: application state, the router and the listener.
 
+pub mod agents;
 pub mod assets;
 pub mod config;
+pub mod error;
 pub mod inspect;
+pub mod routes;
+pub mod runs;
+pub mod stream;
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::FromRef;
 use axum::routing::get;
@@ -14,12 +21,68 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 
 use crate::ui::app::{shell, App};
+use agents::{AgentRegistry, RunSettings};
 use config::ServeArgs;
+use runs::Runs;
 
 /// Everything a handler may need.
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
+    pub agents: AgentRegistry,
+    pub runs: Arc<Runs>,
+    pub config: Arc<ServerConfig>,
+}
+
+/// The server's settings, resolved from flags and environment.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub auth_token: Option<String>,
+    pub cors_origins: Vec<String>,
+    pub body_limit: usize,
+    pub keep_alive: Duration,
+    pub approval_timeout: Duration,
+    pub token_delay: Duration,
+}
+
+impl ServerConfig {
+    pub fn from_args(args: &ServeArgs) -> Self {
+        ServerConfig {
+            auth_token: args.auth_token.clone().filter(|t| !t.is_empty()),
+            cors_origins: args.cors_origins.clone(),
+            body_limit: args.body_limit,
+            keep_alive: Duration::from_secs(args.keep_alive.max(1)),
+            approval_timeout: Duration::from_secs(args.approval_timeout),
+            token_delay: Duration::from_millis(args.demo_delay_ms),
+        }
+    }
+
+    pub fn run_settings(&self) -> RunSettings {
+        RunSettings {
+            approval_timeout: self.approval_timeout,
+            token_delay: self.token_delay,
+        }
+    }
+}
+
+impl AppState {
+    /// State for the given arguments: the agents they name, no runs yet.
+    pub fn new(args: &ServeArgs) -> Result<Self, String> {
+        let mut agents = AgentRegistry::default();
+        for id in &args.agents {
+            match id.trim() {
+                "demo" => agents.insert(Arc::new(agents::demo::DemoAgent)),
+                "" => {}
+                other => return Err(format!("unknown agent '{other}' (available: demo)")),
+            }
+        }
+        Ok(AppState {
+            leptos_options: leptos_options(),
+            agents,
+            runs: Runs::new(),
+            config: Arc::new(ServerConfig::from_args(args)),
+        })
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -45,22 +108,56 @@ pub fn app(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
     Router::new()
+        .merge(routes::api_router(&state).layer(cors(&state.config)))
         .route("/healthz", get(healthz))
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(assets::static_or_not_found)
         .with_state(state)
 }
 
+/// CORS for the API: only the configured origins (none by default, so browsers allow
+/// same-origin calls only); `*` allows any origin.
+fn cors(config: &ServerConfig) -> tower_http::cors::CorsLayer {
+    use axum::http::{header, HeaderValue, Method};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let origins = if config.cors_origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(
+            config
+                .cors_origins
+                .iter()
+                .filter_map(|o| HeaderValue::from_str(o.trim()).ok()),
+        )
+    };
+    CorsLayer::new()
+        .allow_origin(origins)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::AUTHORIZATION,
+            header::ACCEPT,
+            header::HeaderName::from_static("last-event-id"),
+        ])
+}
+
 async fn healthz() -> Json<serde_json::Value> {
-    Json(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION"), "site": assets::has_site() }))
+    Json(
+        json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION"), "site": assets::has_site() }),
+    )
 }
 
 /// Run the server until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> ExitCode {
     init_tracing(&args.log);
-    let leptos_options = leptos_options();
-    let addr = args.addr.unwrap_or(leptos_options.site_addr);
-    let state = AppState { leptos_options };
+    let state = match AppState::new(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let addr = args.addr.unwrap_or(state.leptos_options.site_addr);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -69,7 +166,10 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let local = listener.local_addr().unwrap_or(addr);
-    tracing::info!("agui-studio {} listening on http://{local}", env!("CARGO_PKG_VERSION"));
+    tracing::info!(
+        "agui-studio {} listening on http://{local}",
+        env!("CARGO_PKG_VERSION")
+    );
     if let Err(e) = axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown_signal())
         .await
@@ -92,8 +192,7 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         {
             s.recv().await;
         }

@@ -1,0 +1,224 @@
+//! Agents and what they get to run with: the [`Agent`] trait, the [`RunContext`] through which an
+//! agent emits events, sleeps and waits for humans (all cancel-aware), and the registry of the
+//! agents this server hosts.
+
+pub mod demo;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::event::{Event, EventKind};
+use crate::protocol::types::{RunAgentInput, RunOutcome};
+use crate::protocol::verify::Verifier;
+
+use super::runs::{RunSink, Runs};
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentError {
+    /// The run was cancelled (abort, or the client went away).
+    Cancelled,
+    /// The agent failed; becomes `RUN_ERROR { message, code }`.
+    Failed { message: String, code: String },
+}
+
+impl AgentError {
+    pub fn failed(code: &str, message: impl Into<String>) -> Self {
+        AgentError::Failed {
+            message: message.into(),
+            code: code.into(),
+        }
+    }
+}
+
+/// How an agent's run ended when it did not fail.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunEnd {
+    pub outcome: Option<RunOutcome>,
+    pub result: Option<Value>,
+}
+
+impl RunEnd {
+    pub fn success() -> Self {
+        RunEnd::default()
+    }
+}
+
+/// What `GET /api/agents` says about an agent.
+#[derive(Debug, Clone)]
+pub struct AgentInfo {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// The 1.x `AgentCapabilities` object.
+    pub capabilities: Value,
+    /// Anything else worth publishing (the demo agent's scenarios).
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// An agent hosted by this server.
+pub trait Agent: Send + Sync + 'static {
+    fn info(&self) -> AgentInfo;
+    /// Run once. `RUN_STARTED` has been sent; the agent emits the rest through `ctx` and
+    /// returns how the run ended. The terminal event is the runtime's job.
+    fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>>;
+}
+
+/// Settings every run gets.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    /// How long an in-stream approval waits before the run ends with `RUN_ERROR`.
+    pub approval_timeout: Duration,
+    /// Delay between streamed text chunks of the demo agent (a model's pace).
+    pub token_delay: Duration,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            approval_timeout: Duration::from_secs(300),
+            token_delay: Duration::from_millis(12),
+        }
+    }
+}
+
+/// The agents served here, by id.
+#[derive(Clone, Default)]
+pub struct AgentRegistry {
+    agents: BTreeMap<String, Arc<dyn Agent>>,
+}
+
+impl AgentRegistry {
+    pub fn insert(&mut self, agent: Arc<dyn Agent>) {
+        self.agents.insert(agent.info().id, agent);
+    }
+    pub fn get(&self, id: &str) -> Option<Arc<dyn Agent>> {
+        self.agents.get(id).cloned()
+    }
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn Agent>> {
+        self.agents.values()
+    }
+}
+
+/// An agent's handle on its run.
+pub struct RunContext {
+    pub input: RunAgentInput,
+    pub settings: RunSettings,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) verifier: Verifier,
+    pub(crate) sink: RunSink,
+    pub(crate) runs: Arc<Runs>,
+    next_id: u64,
+}
+
+impl RunContext {
+    pub(crate) fn new(
+        input: RunAgentInput,
+        settings: RunSettings,
+        cancel: CancellationToken,
+        sink: RunSink,
+        runs: Arc<Runs>,
+    ) -> Self {
+        RunContext {
+            input,
+            settings,
+            cancel,
+            verifier: Verifier::new(),
+            sink,
+            runs,
+            next_id: 0,
+        }
+    }
+
+    pub fn thread_id(&self) -> &str {
+        &self.input.thread_id
+    }
+
+    pub fn run_id(&self) -> &str {
+        &self.input.run_id
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// A fresh id, unique within the thread (`{prefix}-{run id}-{n}`).
+    pub fn new_id(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        format!("{prefix}-{}-{}", self.input.run_id, self.next_id)
+    }
+
+    /// Emit one event. Fails when the run was cancelled, or when the event would break the
+    /// protocol (the agent's bug becomes a clean `RUN_ERROR`, never a broken stream).
+    pub async fn emit(&mut self, event: impl Into<Event>) -> Result<(), AgentError> {
+        if self.cancel.is_cancelled() {
+            return Err(AgentError::Cancelled);
+        }
+        let event = event.into();
+        if matches!(
+            event.kind,
+            EventKind::RunStarted { .. }
+                | EventKind::RunFinished { .. }
+                | EventKind::RunError { .. }
+        ) {
+            return Err(AgentError::failed(
+                "AGENT_PROTOCOL_ERROR",
+                "agents do not emit run lifecycle events; the runtime does",
+            ));
+        }
+        self.send_checked(event).await
+    }
+
+    pub(crate) async fn send_checked(&mut self, event: Event) -> Result<(), AgentError> {
+        let mut warnings = Vec::new();
+        if let Err(e) = self.verifier.check(&event, &mut warnings) {
+            tracing::error!(run = %self.input.run_id, "agent broke the protocol: {e}");
+            return Err(AgentError::failed("AGENT_PROTOCOL_ERROR", e));
+        }
+        self.sink.send(event).await;
+        Ok(())
+    }
+
+    /// Sleep, waking early with `Cancelled` if the run is stopped.
+    pub async fn sleep(&self, d: Duration) -> Result<(), AgentError> {
+        if d.is_zero() {
+            return if self.cancel.is_cancelled() {
+                Err(AgentError::Cancelled)
+            } else {
+                Ok(())
+            };
+        }
+        tokio::select! {
+            _ = self.cancel.cancelled() => Err(AgentError::Cancelled),
+            _ = tokio::time::sleep(d) => Ok(()),
+        }
+    }
+
+    /// Wait, with the stream open, for `POST /api/ag-ui/tool-result` to answer `tool_call_id`.
+    /// Ends with `Cancelled` on abort and with a `APPROVAL_TIMEOUT` failure after the configured
+    /// timeout.
+    pub async fn wait_tool_result(&mut self, tool_call_id: &str) -> Result<Value, AgentError> {
+        let rx = self
+            .runs
+            .register_wait(tool_call_id, &self.input.thread_id, &self.input.run_id);
+        let timeout = self.settings.approval_timeout;
+        let result = tokio::select! {
+            _ = self.cancel.cancelled() => Err(AgentError::Cancelled),
+            r = tokio::time::timeout(timeout, rx) => match r {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(_)) => Err(AgentError::Cancelled),
+                Err(_) => Err(AgentError::failed(
+                    "APPROVAL_TIMEOUT",
+                    format!("no answer to tool call '{tool_call_id}' within {} s", timeout.as_secs()),
+                )),
+            },
+        };
+        self.runs.forget_wait(tool_call_id);
+        result
+    }
+}

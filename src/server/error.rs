@@ -1,0 +1,76 @@
+//! Errors before a stream starts: one enum, answered as an HTTP status with a JSON body that
+//! names the problem. Internal details are logged, never sent.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// 400: the body is not JSON.
+    BadRequest(String),
+    /// 422: JSON, but not the shape the endpoint takes.
+    Unprocessable(String),
+    /// 401: missing or wrong bearer token.
+    Unauthorized,
+    /// 404: no such agent, run or pending tool call.
+    NotFound(String),
+    /// 409: the request conflicts with a run in progress.
+    Conflict(String),
+    /// 413: the body is over the configured limit.
+    PayloadTooLarge(usize),
+    /// 500: something broke on our side (logged; the client sees a generic message).
+    Internal(String),
+}
+
+impl ApiError {
+    fn parts(&self) -> (StatusCode, &'static str, String) {
+        match self {
+            ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, "invalid_json", m.clone()),
+            ApiError::Unprocessable(m) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_request",
+                m.clone(),
+            ),
+            ApiError::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "a valid 'Authorization: Bearer <token>' header is required".into(),
+            ),
+            ApiError::NotFound(m) => (StatusCode::NOT_FOUND, "not_found", m.clone()),
+            ApiError::Conflict(m) => (StatusCode::CONFLICT, "conflict", m.clone()),
+            ApiError::PayloadTooLarge(limit) => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                format!("the request body is over the {limit}-byte limit"),
+            ),
+            ApiError::Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal server error".into(),
+            ),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(detail) = &self {
+            tracing::error!("internal error: {detail}");
+        }
+        let (status, code, message) = self.parts();
+        let mut resp = (
+            status,
+            Json(json!({ "error": { "code": code, "message": message } })),
+        )
+            .into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
+        }
+        resp
+    }
+}

@@ -1,0 +1,83 @@
+//! The canonical AG-UI endpoints: `POST /api/agents/{agent_id}` runs an agent and streams its
+//! events; `GET /api/agents` lists the agents with their capabilities.
+
+use axum::extract::{Path, Request, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use crate::protocol::compat::prepare_request;
+use crate::protocol::enforce::strip_unknown_parts_in_messages;
+use crate::protocol::types::RunAgentInput;
+use crate::server::error::ApiError;
+use crate::server::stream::{agui_frame, sse_response};
+use crate::server::AppState;
+
+use super::{content_length, parse_body, read_json};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/agents", get(list))
+        .route("/api/agents/{agent_id}", post(run))
+}
+
+async fn list(State(state): State<AppState>) -> Json<Value> {
+    let agents: Vec<Value> = state
+        .agents
+        .all()
+        .map(|a| {
+            let info = a.info();
+            let mut o = json!({
+                "id": info.id,
+                "name": info.name,
+                "description": info.description,
+                "url": format!("/api/agents/{}", info.id),
+                "capabilities": info.capabilities,
+            });
+            for (k, v) in info.extra {
+                o[k] = v;
+            }
+            o
+        })
+        .collect();
+    Json(json!({ "agents": agents }))
+}
+
+/// Parse a run request: legacy content shapes upgraded, unknown content parts dropped, then the
+/// typed `RunAgentInput` (absent `tools`, `context`, `state`, `forwardedProps` are empty).
+pub fn parse_run_input(value: Value) -> Result<RunAgentInput, ApiError> {
+    if !value.is_object() {
+        return Err(ApiError::Unprocessable(
+            "a RunAgentInput must be a JSON object".into(),
+        ));
+    }
+    let (mut value, _) = prepare_request(value, None);
+    if let Some(Value::Array(msgs)) = value.get_mut("messages") {
+        strip_unknown_parts_in_messages(msgs, "/messages", &mut Vec::new());
+    }
+    parse_body(value, "RunAgentInput")
+}
+
+async fn run(
+    State(state): State<AppState>,
+    Path(agent_id): Path<String>,
+    req: Request,
+) -> Result<Response, ApiError> {
+    let agent = state
+        .agents
+        .get(&agent_id)
+        .ok_or_else(|| ApiError::NotFound(format!("no agent '{agent_id}' is served here")))?;
+    let declared = content_length(&req);
+    let value = read_json(&state, req.into_body(), declared).await?;
+    let input = parse_run_input(value)?;
+    let run = state
+        .runs
+        .start(agent, input, state.config.run_settings())?;
+    Ok(sse_response(
+        run.events,
+        run.cancel,
+        state.config.keep_alive,
+        agui_frame,
+    ))
+}

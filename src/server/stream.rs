@@ -1,0 +1,90 @@
+//! Turning a run's events into an SSE response: our encoder, keep-alive comments while idle,
+//! batching of events that are already waiting, and cancellation of the run when the client
+//! goes away before the run ends.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue};
+use axum::response::Response;
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::event::Event;
+use crate::protocol::sse;
+
+/// How many already-waiting events go into one write.
+const BATCH: usize = 64;
+
+/// An SSE response streaming `events`. `encode` turns an event and its 1-based position into
+/// SSE text (None skips it). Dropping the response before the run ended cancels `cancel`.
+pub fn sse_response<F>(
+    events: mpsc::Receiver<Event>,
+    cancel: CancellationToken,
+    keep_alive: Duration,
+    encode: F,
+) -> Response
+where
+    F: FnMut(&Event, u64) -> Option<String> + Send + 'static,
+{
+    let state = (events, Some(cancel.drop_guard()), 0u64, encode);
+    let body = futures::stream::unfold(
+        state,
+        move |(mut rx, mut guard, mut n, mut enc)| async move {
+            loop {
+                match tokio::time::timeout(keep_alive, rx.recv()).await {
+                    Ok(Some(first)) => {
+                        let mut out = String::new();
+                        let mut next = Some(first);
+                        let mut taken = 0;
+                        while let Some(ev) = next.take() {
+                            n += 1;
+                            if let Some(s) = enc(&ev, n) {
+                                out.push_str(&s);
+                            }
+                            taken += 1;
+                            if taken < BATCH {
+                                next = rx.try_recv().ok();
+                            }
+                        }
+                        if !out.is_empty() {
+                            let chunk = Ok::<_, Infallible>(Bytes::from(out));
+                            return Some((chunk, (rx, guard, n, enc)));
+                        }
+                    }
+                    Ok(None) => {
+                        // The run ended: nothing to cancel.
+                        if let Some(g) = guard.take() {
+                            g.disarm();
+                        }
+                        return None;
+                    }
+                    Err(_) => {
+                        let chunk = Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes()));
+                        return Some((chunk, (rx, guard, n, enc)));
+                    }
+                }
+            }
+        },
+    );
+    let mut resp = Response::new(Body::from_stream(body));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+/// The canonical AG-UI encoding: `id: <n>` and `data: <event JSON>`.
+pub fn agui_frame(event: &Event, n: u64) -> Option<String> {
+    Some(sse::encode_event(
+        &event.to_json(),
+        Some(&n.to_string()),
+        None,
+    ))
+}
