@@ -4,6 +4,7 @@
 //! `server` is the axum side (feature `ssr`); `ui` renders on both sides; `client` is the
 //! browser transport (feature `hydrate`).
 
+pub mod client;
 pub mod protocol;
 pub mod ui;
 

@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod assets;
 pub mod config;
+pub mod dialect000;
 pub mod error;
 pub mod inspect;
 pub mod routes;

@@ -198,6 +198,34 @@ impl Runs {
         threads.get(&id).map(|c| (id.clone(), c.clone()))
     }
 
+    /// For resynchronising an observer: the sequence number of the last event sent to the hub
+    /// and a copy of the conversations (of `thread_id` only, or of every thread), taken
+    /// atomically, so they reflect exactly the events numbered up to that sequence number.
+    pub fn observer_snapshot(&self, thread_id: Option<&str>) -> (u64, Vec<(String, Conversation)>) {
+        let threads = self.threads.lock().unwrap();
+        let seq = self.seq.load(Ordering::Relaxed);
+        let convs = match thread_id {
+            Some(t) => threads
+                .get(t)
+                .map(|c| vec![(t.to_string(), c.clone())])
+                .unwrap_or_default(),
+            None => {
+                let mut v: Vec<_> = threads
+                    .iter()
+                    .map(|(k, c)| (k.clone(), c.clone()))
+                    .collect();
+                v.sort_by(|a, b| a.0.cmp(&b.0));
+                v
+            }
+        };
+        (seq, convs)
+    }
+
+    /// How many observers are subscribed to the hub.
+    pub fn observer_count(&self) -> usize {
+        self.hub.receiver_count()
+    }
+
     /// Ids of the threads seen, sorted.
     pub fn thread_ids(&self) -> Vec<String> {
         let mut v: Vec<_> = self.threads.lock().unwrap().keys().cloned().collect();
@@ -225,19 +253,24 @@ impl Runs {
     }
 
     fn publish(&self, thread_id: &str, run_id: &str, event: &Event) {
+        let json = event.to_json();
+        // Applying, numbering and sending happen under the threads lock, so sequence numbers
+        // reach the hub in order and a snapshot taken under the same lock reflects exactly the
+        // events numbered up to the counter (see `observer_snapshot`).
+        let mut threads = self.threads.lock().unwrap();
         if !matches!(event.kind, EventKind::RunStarted { .. }) {
-            let mut threads = self.threads.lock().unwrap();
             let conv = threads.entry(thread_id.to_string()).or_default();
             conv.apply(event);
             conv.warnings.clear();
         }
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         // No receivers is fine; a full buffer overwrites the oldest (lagging observers resync).
+        // Never blocks: the run does not wait for observers.
         let _ = self.hub.send(Arc::new(Observed {
             seq,
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),
-            json: event.to_json(),
+            json,
         }));
     }
 

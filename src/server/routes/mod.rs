@@ -1,6 +1,8 @@
 //! HTTP routes, one router per module, merged in [`api_router`].
 
 pub mod agents;
+pub mod seed000;
+pub mod seed004;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -19,6 +21,8 @@ use super::AppState;
 pub fn api_router(state: &AppState) -> Router<AppState> {
     Router::new()
         .merge(agents::router())
+        .merge(seed000::router())
+        .merge(seed004::router())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             require_token,

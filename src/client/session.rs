@@ -1,0 +1,537 @@
+//! `use_agent`: the one hook through which the UI talks to an AG-UI agent, in the style of
+//! leptos-use — options in, a struct of signals and callbacks out.
+//!
+//! A run is a streamed `fetch` POST; its bytes go through the shared protocol pipeline (decoder,
+//! dialects, enforcement, chunks, verifier, reducer) as they arrive, and the signals are brought
+//! up to date once per animation frame with only what changed: a text delta touches only its
+//! message's signal.
+//!
+//! Under SSR the hook returns inert signals holding the initial messages, and its callbacks do
+//! nothing; the browser makes them live after hydration.
+
+use std::collections::{BTreeSet, HashMap};
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+
+use crate::protocol::reduce::{Change, Conversation, RunStatus, SubagentRecord};
+use crate::protocol::types::{
+    ContentPart, Interrupt, Message, ResumeEntry, ResumeStatus, RunOutcome, TokenUsage, Tool,
+};
+
+/// How many events the inspector keeps per session.
+pub(crate) const EVENT_LOG_LIMIT: usize = 5000;
+
+/// One message and its own signal, so the view of one message updates alone.
+#[derive(Clone)]
+pub struct MessageEntry {
+    pub id: String,
+    pub msg: ArcRwSignal<Message>,
+}
+
+/// The state of the connection to the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Connection {
+    #[default]
+    Idle,
+    Connecting,
+    Streaming,
+    Closed,
+    Failed,
+}
+
+/// What the run-status bar shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunView {
+    pub status: RunStatus,
+    pub steps: Vec<String>,
+    pub subagents: Vec<SubagentRecord>,
+    pub usage: Vec<TokenUsage>,
+    pub reasoning_open: bool,
+    pub pending_tool_call_ids: Vec<String>,
+    pub interrupts: Vec<Interrupt>,
+    /// Milliseconds (page clock) when the current or last run started and ended.
+    pub started_at: Option<f64>,
+    pub ended_at: Option<f64>,
+}
+
+/// A run error to show in the banner.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunErrorView {
+    pub message: String,
+    pub code: Option<String>,
+}
+
+/// Which of the three human-in-the-loop styles an approval belongs to; each is answered its own
+/// way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalKind {
+    /// A frontend tool the run ended on: answered by a `tool` message in the next run.
+    FrontendTool,
+    /// A `request_approval` call the agent waits on with the stream open: `POST tool-result`.
+    InStream,
+    /// An interrupt outcome: answered by `resume` in the next run.
+    Interrupt,
+}
+
+/// Something waiting for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approval {
+    /// The tool call id, or the interrupt id.
+    pub id: String,
+    pub kind: ApprovalKind,
+    pub tool_call_id: Option<String>,
+    pub tool_name: String,
+    pub args: Value,
+    pub message: Option<String>,
+    pub risk: Option<String>,
+    pub response_schema: Option<Value>,
+}
+
+/// One event in the inspector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRecord {
+    pub seq: usize,
+    pub at_ms: f64,
+    pub type_name: &'static str,
+    pub json: Value,
+    pub warnings: Vec<String>,
+}
+
+/// What the user sends.
+#[derive(Debug, Clone, Default)]
+pub struct SendInput {
+    pub text: String,
+    pub attachments: Vec<ContentPart>,
+    /// Merged into `forwardedProps` (e.g. `{"scenario": "hitl"}`).
+    pub forwarded_props: Option<Value>,
+}
+
+/// Options of [`use_agent`].
+#[derive(Clone)]
+pub struct UseAgentOptions {
+    /// The AG-UI endpoint to POST runs to (e.g. `/api/agents/demo` or any foreign URL).
+    pub url: Signal<String>,
+    /// Extra request headers (e.g. `Authorization`).
+    pub headers: Signal<Vec<(String, String)>>,
+    /// Frontend tools offered to the agent in every run.
+    pub tools: Vec<Tool>,
+    /// The thread's messages so far (rendered on the server before hydration).
+    pub initial_messages: Vec<Message>,
+    pub initial_thread_id: Option<String>,
+}
+
+/// Signals and actions of an agent session. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct UseAgentReturn {
+    pub messages: ReadSignal<Vec<MessageEntry>>,
+    pub state: ReadSignal<Value>,
+    pub run: ReadSignal<RunView>,
+    pub approvals: Memo<Vec<Approval>>,
+    pub error: ReadSignal<Option<RunErrorView>>,
+    pub connection: ReadSignal<Connection>,
+    pub events: ReadSignal<Vec<EventRecord>>,
+    pub warnings: ReadSignal<Vec<String>>,
+    pub is_running: Signal<bool>,
+    pub thread_id: ReadSignal<String>,
+    /// Send a user message and start a run.
+    pub send: Callback<SendInput>,
+    /// Stop the run: cancels the request, which cancels the server's run.
+    pub stop: Callback<()>,
+    /// Approve (optionally with edited arguments) an approval by id.
+    pub approve: Callback<(String, Option<Value>)>,
+    /// Reject an approval by id.
+    pub reject: Callback<String>,
+    /// Answer an interrupt with a payload (e.g. from its response-schema form).
+    pub answer_interrupt: Callback<(String, Value)>,
+    /// Replace the shared state; the next run carries it.
+    pub set_state: Callback<Value>,
+    /// Run the last request again.
+    pub retry: Callback<()>,
+    /// Start a new, empty thread.
+    pub new_thread: Callback<()>,
+}
+
+/// The writable side of the signals.
+#[derive(Clone, Copy)]
+pub(crate) struct Writers {
+    pub messages: RwSignal<Vec<MessageEntry>>,
+    pub state: RwSignal<Value>,
+    pub run: RwSignal<RunView>,
+    pub error: RwSignal<Option<RunErrorView>>,
+    pub connection: RwSignal<Connection>,
+    pub events: RwSignal<Vec<EventRecord>>,
+    pub warnings: RwSignal<Vec<String>>,
+    pub thread_id: RwSignal<String>,
+}
+
+/// Changes waiting for the next animation frame.
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub messages: BTreeSet<usize>,
+    pub messages_reset: bool,
+    pub state: bool,
+    pub run: bool,
+    pub events: Vec<EventRecord>,
+    pub warnings: Vec<String>,
+}
+
+impl Pending {
+    pub fn note(&mut self, change: &Change) {
+        match change {
+            Change::MessageUpdated { index } => {
+                self.messages.insert(*index);
+            }
+            Change::MessageAdded { .. } | Change::MessagesReset => self.messages_reset = true,
+            Change::State => self.state = true,
+            _ => {}
+        }
+        self.run = true;
+    }
+}
+
+/// Sync the message signals with the conversation: reuse each message's signal by id, set only
+/// those that changed.
+pub(crate) fn sync_messages(
+    conv: &Conversation,
+    pending: &Pending,
+    signals: &mut HashMap<String, ArcRwSignal<Message>>,
+    w: &Writers,
+) {
+    if pending.messages_reset {
+        let mut entries = Vec::with_capacity(conv.messages.len());
+        let mut keep = HashMap::with_capacity(conv.messages.len());
+        for m in &conv.messages {
+            let id = m.id().to_string();
+            let sig = match signals.remove(&id) {
+                Some(s) => {
+                    if s.with_untracked(|old| old != m) {
+                        s.set(m.clone());
+                    }
+                    s
+                }
+                None => ArcRwSignal::new(m.clone()),
+            };
+            keep.insert(id.clone(), sig.clone());
+            entries.push(MessageEntry { id, msg: sig });
+        }
+        *signals = keep;
+        w.messages.set(entries);
+    } else {
+        for &i in &pending.messages {
+            if let Some(m) = conv.messages.get(i) {
+                if let Some(s) = signals.get(m.id()) {
+                    s.set(m.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The run view of a conversation.
+pub(crate) fn run_view(conv: &Conversation, prev: &RunView) -> RunView {
+    RunView {
+        status: conv.run.clone(),
+        steps: conv.active_steps.iter().map(|(_, s)| s.clone()).collect(),
+        subagents: conv.subagents.clone(),
+        usage: conv.usage.clone(),
+        reasoning_open: !conv.reasoning_spans.is_empty(),
+        pending_tool_call_ids: conv.pending_tool_call_ids.clone(),
+        interrupts: conv.pending_interrupts.clone(),
+        started_at: prev.started_at,
+        ended_at: prev.ended_at,
+    }
+}
+
+/// What waits for the user: frontend tools the run ended on, in-stream approval requests and
+/// interrupts.
+pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
+    let answered: BTreeSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let running = matches!(run.status, RunStatus::Running { .. });
+    let mut out = Vec::new();
+    for m in messages {
+        let Message::Assistant(a) = m else { continue };
+        for call in a.tool_calls.iter().flatten() {
+            if answered.contains(call.id.as_str()) {
+                continue;
+            }
+            let args: Value = serde_json::from_str(&call.function.arguments).unwrap_or(Value::Null);
+            let kind = if run.pending_tool_call_ids.contains(&call.id) && !running {
+                ApprovalKind::FrontendTool
+            } else if call.function.name == "request_approval" && running && args.is_object() {
+                ApprovalKind::InStream
+            } else {
+                continue;
+            };
+            out.push(Approval {
+                id: call.id.clone(),
+                kind,
+                tool_call_id: Some(call.id.clone()),
+                tool_name: call.function.name.clone(),
+                message: args.get("action").and_then(Value::as_str).map(str::to_string),
+                risk: args
+                    .get("risk_level")
+                    .or_else(|| args.get("risk"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                args,
+                response_schema: None,
+            });
+        }
+    }
+    if !running {
+        for i in &run.interrupts {
+            let call = i.tool_call_id.as_ref().and_then(|id| {
+                messages.iter().find_map(|m| match m {
+                    Message::Assistant(a) => a.tool_calls.iter().flatten().find(|c| &c.id == id),
+                    _ => None,
+                })
+            });
+            out.push(Approval {
+                id: i.id.clone(),
+                kind: ApprovalKind::Interrupt,
+                tool_call_id: i.tool_call_id.clone(),
+                tool_name: call.map(|c| c.function.name.clone()).unwrap_or_else(|| i.reason.clone()),
+                args: call
+                    .and_then(|c| serde_json::from_str(&c.function.arguments).ok())
+                    .unwrap_or(Value::Null),
+                message: i.message.clone(),
+                risk: i
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.get("risk"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                response_schema: i.response_schema.clone().map(Value::Object),
+            });
+        }
+    }
+    out
+}
+
+/// The `tool` message content that answers a frontend tool.
+pub fn frontend_tool_answer(approved: bool, edited: Option<Value>, args: &Value) -> String {
+    let mut v = json!({ "approved": approved });
+    if approved {
+        v["arguments"] = edited.unwrap_or_else(|| args.clone());
+    }
+    v.to_string()
+}
+
+/// The `resume` entries answering interrupts: every pending interrupt must be covered, so the
+/// ones the user did not answer are cancelled.
+pub fn resume_entries(interrupts: &[Interrupt], answers: &HashMap<String, Value>) -> Vec<ResumeEntry> {
+    interrupts
+        .iter()
+        .map(|i| match answers.get(&i.id) {
+            Some(payload) => ResumeEntry {
+                interrupt_id: i.id.clone(),
+                status: ResumeStatus::Resolved,
+                payload: Some(payload.clone()),
+                metadata: None,
+            },
+            None => ResumeEntry {
+                interrupt_id: i.id.clone(),
+                status: ResumeStatus::Cancelled,
+                payload: None,
+                metadata: None,
+            },
+        })
+        .collect()
+}
+
+/// Whether a run outcome is a clean success.
+pub fn is_success(status: &RunStatus) -> bool {
+    matches!(
+        status,
+        RunStatus::Finished { outcome: None | Some(RunOutcome::Success { .. }), .. }
+    )
+}
+
+/// Create the session's signals and actions. See the module docs for SSR behaviour.
+pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
+    let initial_entries: Vec<MessageEntry> = options
+        .initial_messages
+        .iter()
+        .map(|m| MessageEntry {
+            id: m.id().to_string(),
+            msg: ArcRwSignal::new(m.clone()),
+        })
+        .collect();
+    let writers = Writers {
+        messages: RwSignal::new(initial_entries),
+        state: RwSignal::new(json!({})),
+        run: RwSignal::new(RunView::default()),
+        error: RwSignal::new(None),
+        connection: RwSignal::new(Connection::Idle),
+        events: RwSignal::new(Vec::new()),
+        warnings: RwSignal::new(Vec::new()),
+        thread_id: RwSignal::new(options.initial_thread_id.clone().unwrap_or_default()),
+    };
+    let messages = writers.messages.read_only();
+    let state = writers.state.read_only();
+    let run = writers.run.read_only();
+    let error = writers.error.read_only();
+    let connection = writers.connection.read_only();
+    let events = writers.events.read_only();
+    let warnings = writers.warnings.read_only();
+    let thread_id = writers.thread_id.read_only();
+    let approvals = Memo::new(move |_| {
+        let msgs: Vec<Message> = messages.with(|m| m.iter().map(|e| e.msg.get()).collect());
+        run.with(|r| approvals_of(&msgs, r))
+    });
+    let is_running = Signal::derive(move || {
+        matches!(connection.get(), Connection::Connecting | Connection::Streaming)
+    });
+
+    #[cfg(feature = "hydrate")]
+    let actions = super::session_live::actions(options, writers, messages, run);
+    #[cfg(not(feature = "hydrate"))]
+    let actions = {
+        let _ = (options, writers);
+        inert_actions()
+    };
+
+    UseAgentReturn {
+        messages,
+        state,
+        run,
+        approvals,
+        error,
+        connection,
+        events,
+        warnings,
+        is_running,
+        thread_id,
+        send: actions.send,
+        stop: actions.stop,
+        approve: actions.approve,
+        reject: actions.reject,
+        answer_interrupt: actions.answer_interrupt,
+        set_state: actions.set_state,
+        retry: actions.retry,
+        new_thread: actions.new_thread,
+    }
+}
+
+/// The callbacks of a session.
+pub(crate) struct Actions {
+    pub send: Callback<SendInput>,
+    pub stop: Callback<()>,
+    pub approve: Callback<(String, Option<Value>)>,
+    pub reject: Callback<String>,
+    pub answer_interrupt: Callback<(String, Value)>,
+    pub set_state: Callback<Value>,
+    pub retry: Callback<()>,
+    pub new_thread: Callback<()>,
+}
+
+#[cfg(not(feature = "hydrate"))]
+fn inert_actions() -> Actions {
+    Actions {
+        send: Callback::new(|_| {}),
+        stop: Callback::new(|_| {}),
+        approve: Callback::new(|_| {}),
+        reject: Callback::new(|_| {}),
+        answer_interrupt: Callback::new(|_| {}),
+        set_state: Callback::new(|_| {}),
+        retry: Callback::new(|_| {}),
+        new_thread: Callback::new(|_| {}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::types::{AssistantMessage, ToolCall, ToolMessage};
+
+    fn assistant_with_call(name: &str, id: &str, args: &str) -> Message {
+        let mut call = ToolCall::new(id.into(), name.into());
+        call.function.arguments = args.into();
+        Message::Assistant(AssistantMessage {
+            id: format!("a-{id}"),
+            tool_calls: Some(vec![call]),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn frontend_tool_pending_after_the_run_is_an_approval() {
+        let msgs = vec![assistant_with_call("confirm", "c1", r#"{"x":1}"#)];
+        let run = RunView {
+            status: RunStatus::Finished { run_id: "r".into(), outcome: None },
+            pending_tool_call_ids: vec!["c1".into()],
+            ..Default::default()
+        };
+        let a = approvals_of(&msgs, &run);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].kind, ApprovalKind::FrontendTool);
+        assert_eq!(a[0].args, json!({"x": 1}));
+    }
+
+    #[test]
+    fn answered_calls_are_not_approvals() {
+        let msgs = vec![
+            assistant_with_call("request_approval", "c1", r#"{"action":"deploy","risk_level":"high"}"#),
+            Message::Tool(ToolMessage {
+                id: "t".into(),
+                content: crate::protocol::types::Content::Text("{}".into()),
+                tool_call_id: "c1".into(),
+                error: None,
+                encrypted_value: None,
+                encrypted_value_type: None,
+                metadata: None,
+                subagent_run_id: None,
+            }),
+        ];
+        let run = RunView {
+            status: RunStatus::Running { run_id: "r".into() },
+            ..Default::default()
+        };
+        assert!(approvals_of(&msgs, &run).is_empty());
+    }
+
+    #[test]
+    fn in_stream_request_is_an_approval_with_risk() {
+        let msgs = vec![assistant_with_call("request_approval", "c1", r#"{"action":"deploy","risk_level":"high"}"#)];
+        let run = RunView {
+            status: RunStatus::Running { run_id: "r".into() },
+            ..Default::default()
+        };
+        let a = approvals_of(&msgs, &run);
+        assert_eq!(a[0].kind, ApprovalKind::InStream);
+        assert_eq!(a[0].risk.as_deref(), Some("high"));
+        assert_eq!(a[0].message.as_deref(), Some("deploy"));
+    }
+
+    #[test]
+    fn interrupts_are_approvals_and_unanswered_ones_are_cancelled_on_resume() {
+        let i = Interrupt {
+            id: "i1".into(),
+            reason: "confirmation".into(),
+            message: Some("Sure?".into()),
+            tool_call_id: None,
+            response_schema: None,
+            expires_at: None,
+            metadata: None,
+            subagent_run_id: None,
+        };
+        let run = RunView {
+            status: RunStatus::Finished { run_id: "r".into(), outcome: None },
+            interrupts: vec![i.clone(), Interrupt { id: "i2".into(), ..i.clone() }],
+            ..Default::default()
+        };
+        assert_eq!(approvals_of(&[], &run).len(), 2);
+        let mut answers = HashMap::new();
+        answers.insert("i1".to_string(), json!({"approved": true}));
+        let r = resume_entries(&run.interrupts, &answers);
+        assert_eq!(r[0].status, ResumeStatus::Resolved);
+        assert_eq!(r[1].status, ResumeStatus::Cancelled);
+    }
+}

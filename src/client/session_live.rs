@@ -1,0 +1,497 @@
+//! The live half of `use_agent` (browser only): starting runs, feeding their bytes through the
+//! pipeline, flushing changes to the signals once per animation frame, and answering each human-
+//! in-the-loop style the way it must be answered.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+
+use super::session::{
+    approvals_of, frontend_tool_answer, resume_entries, run_view, sync_messages, Actions,
+    ApprovalKind, Connection, EventRecord, MessageEntry, Pending, RunErrorView, RunView,
+    SendInput, UseAgentOptions, Writers,
+};
+use super::transport::{now_ms, post_json, post_stream, random_id, TransportError};
+use crate::protocol::compat::prepare_request;
+use crate::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
+use crate::protocol::reduce::{Conversation, RunStatus};
+use crate::protocol::types::{
+    Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, ToolMessage, UserMessage,
+};
+
+use super::session::EVENT_LOG_LIMIT;
+
+struct Live {
+    options: UseAgentOptions,
+    w: Writers,
+    conversation: Conversation,
+    pipeline: Option<Pipeline>,
+    signals: HashMap<String, ArcRwSignal<Message>>,
+    pending: Pending,
+    frame_scheduled: bool,
+    abort: Option<web_sys::AbortController>,
+    seq: usize,
+    warnings_seen: usize,
+    run_view: RunView,
+    last_run: Option<(RunAgentInput, Conversation)>,
+    interrupt_answers: HashMap<String, Value>,
+}
+
+type Shared = Rc<RefCell<Live>>;
+
+impl Live {
+    fn current(&self) -> &Conversation {
+        self.pipeline.as_ref().map(|p| &p.conversation).unwrap_or(&self.conversation)
+    }
+    fn current_mut(&mut self) -> &mut Conversation {
+        match self.pipeline.as_mut() {
+            Some(p) => &mut p.conversation,
+            None => &mut self.conversation,
+        }
+    }
+}
+
+pub(crate) fn actions(
+    options: UseAgentOptions,
+    w: Writers,
+    messages: ReadSignal<Vec<MessageEntry>>,
+    run: ReadSignal<RunView>,
+) -> Actions {
+    let mut conversation = Conversation::new();
+    conversation.messages = options.initial_messages.clone();
+    conversation.reindex();
+    conversation.thread_id = options.initial_thread_id.clone();
+    let signals = messages
+        .get_untracked()
+        .into_iter()
+        .map(|e| (e.id, e.msg))
+        .collect();
+    if options.initial_thread_id.is_none() {
+        w.thread_id.set(format!("thread-{}", random_id()));
+    }
+    let live: Shared = Rc::new(RefCell::new(Live {
+        options,
+        w,
+        conversation,
+        pipeline: None,
+        signals,
+        pending: Pending::default(),
+        frame_scheduled: false,
+        abort: None,
+        seq: 0,
+        warnings_seen: 0,
+        run_view: RunView::default(),
+        last_run: None,
+        interrupt_answers: HashMap::new(),
+    }));
+    let live = StoredValue::new_local(live);
+    let thread = move || w.thread_id.get_untracked();
+
+    let send = Callback::new(move |input: SendInput| {
+        let l = live.get_value();
+        if l.borrow().pipeline.is_some() {
+            return;
+        }
+        let user = user_message(input.text, input.attachments);
+        let mut conv = l.borrow().conversation.clone();
+        conv.messages.push(user);
+        conv.reindex();
+        start_run(&l, conv, thread(), input.forwarded_props, None);
+    });
+
+    let stop = Callback::new(move |_| {
+        let l = live.get_value();
+        let abort = l.borrow_mut().abort.take();
+        if let Some(a) = abort {
+            a.abort();
+        }
+    });
+
+    let approve = Callback::new(move |(id, edited): (String, Option<Value>)| {
+        answer(&live.get_value(), &id, true, edited, messages, run);
+    });
+    let reject = Callback::new(move |id: String| {
+        answer(&live.get_value(), &id, false, None, messages, run);
+    });
+    let answer_interrupt = Callback::new(move |(id, payload): (String, Value)| {
+        let l = live.get_value();
+        l.borrow_mut().interrupt_answers.insert(id, payload);
+        maybe_resume(&l, thread());
+    });
+
+    let set_state = Callback::new(move |v: Value| {
+        let l = live.get_value();
+        let mut b = l.borrow_mut();
+        b.current_mut().state = v.clone();
+        b.w.state.set(v);
+    });
+
+    let retry = Callback::new(move |_| {
+        let l = live.get_value();
+        let last = l.borrow().last_run.clone();
+        if let Some((input, conv)) = last {
+            if l.borrow().pipeline.is_none() {
+                let forwarded = Some(input.forwarded_props.clone());
+                let resume = input.resume.clone();
+                start_run(&l, conv, input.thread_id.clone(), forwarded, resume);
+            }
+        }
+    });
+
+    let new_thread = Callback::new(move |_| {
+        let l = live.get_value();
+        if let Some(a) = l.borrow_mut().abort.take() {
+            a.abort();
+        }
+        let mut b = l.borrow_mut();
+        b.pipeline = None;
+        b.conversation = Conversation::new();
+        b.signals.clear();
+        b.run_view = RunView::default();
+        b.last_run = None;
+        b.interrupt_answers.clear();
+        b.w.messages.set(Vec::new());
+        b.w.state.set(json!({}));
+        b.w.run.set(RunView::default());
+        b.w.error.set(None);
+        b.w.events.set(Vec::new());
+        b.w.warnings.set(Vec::new());
+        b.w.connection.set(Connection::Idle);
+        b.w.thread_id.set(format!("thread-{}", random_id()));
+    });
+
+    Actions {
+        send,
+        stop,
+        approve,
+        reject,
+        answer_interrupt,
+        set_state,
+        retry,
+        new_thread,
+    }
+}
+
+fn user_message(text: String, attachments: Vec<ContentPart>) -> Message {
+    let content = if attachments.is_empty() {
+        Content::Text(text)
+    } else {
+        let mut parts = Vec::with_capacity(attachments.len() + 1);
+        if !text.is_empty() {
+            parts.push(ContentPart::Text(TextPart { text, id: None, metadata: None }));
+        }
+        parts.extend(attachments);
+        Content::Parts(parts)
+    };
+    Message::User(UserMessage {
+        id: format!("msg-{}", random_id()),
+        content,
+        name: None,
+        encrypted_value: None,
+        encrypted_value_type: None,
+        metadata: None,
+        subagent_run_id: None,
+    })
+}
+
+/// Answer an approval the way its style requires.
+fn answer(
+    l: &Shared,
+    id: &str,
+    approved: bool,
+    edited: Option<Value>,
+    messages: ReadSignal<Vec<MessageEntry>>,
+    run: ReadSignal<RunView>,
+) {
+    let msgs: Vec<Message> = messages.with_untracked(|m| m.iter().map(|e| e.msg.get_untracked()).collect());
+    let approvals = run.with_untracked(|r| approvals_of(&msgs, r));
+    let Some(a) = approvals.into_iter().find(|a| a.id == id) else {
+        return;
+    };
+    let thread = l.borrow().w.thread_id.get_untracked();
+    match a.kind {
+        ApprovalKind::FrontendTool => {
+            let tool_call_id = a.tool_call_id.clone().unwrap_or_default();
+            let content = frontend_tool_answer(approved, edited, &a.args);
+            let msg = Message::Tool(ToolMessage {
+                id: format!("tool-{}", random_id()),
+                content: Content::Text(content),
+                tool_call_id,
+                error: (!approved).then(|| "rejected by the user".to_string()),
+                encrypted_value: None,
+                encrypted_value_type: None,
+                metadata: None,
+                subagent_run_id: None,
+            });
+            let mut conv = l.borrow().conversation.clone();
+            conv.messages.push(msg);
+            conv.reindex();
+            let still_pending = approvals_of(&conv.messages, &l.borrow().run_view)
+                .iter()
+                .any(|p| p.kind == ApprovalKind::FrontendTool);
+            if still_pending {
+                let mut b = l.borrow_mut();
+                b.conversation = conv;
+                b.pending.messages_reset = true;
+                drop(b);
+                schedule_frame(l);
+            } else {
+                start_run(l, conv, thread, None, None);
+            }
+        }
+        ApprovalKind::InStream => {
+            let url = tool_result_url(&l.borrow().options.url.get_untracked());
+            let headers = l.borrow().options.headers.get_untracked();
+            let mut body = json!({ "toolCallId": a.id, "approved": approved });
+            if let Some(e) = edited {
+                body["editedArgs"] = e;
+            }
+            let w = l.borrow().w;
+            leptos::task::spawn_local(async move {
+                match post_json(&url, &body.to_string(), &headers).await {
+                    Ok(s) if s < 300 => {}
+                    Ok(s) => w.error.set(Some(RunErrorView {
+                        message: format!("the server did not take the answer (HTTP {s})"),
+                        code: None,
+                    })),
+                    Err(e) => w.error.set(Some(RunErrorView { message: e.to_string(), code: None })),
+                }
+            });
+        }
+        ApprovalKind::Interrupt => {
+            let mut payload = json!({ "approved": approved });
+            if let Some(e) = edited {
+                payload["editedArgs"] = e;
+            }
+            l.borrow_mut().interrupt_answers.insert(a.id.clone(), payload);
+            maybe_resume(l, thread);
+        }
+    }
+}
+
+/// Resume once every pending interrupt has an answer.
+fn maybe_resume(l: &Shared, thread: String) {
+    let (interrupts, answers, conv) = {
+        let b = l.borrow();
+        if b.pipeline.is_some() {
+            return;
+        }
+        (b.conversation.pending_interrupts.clone(), b.interrupt_answers.clone(), b.conversation.clone())
+    };
+    if interrupts.is_empty() || !interrupts.iter().all(|i| answers.contains_key(&i.id)) {
+        return;
+    }
+    let resume = resume_entries(&interrupts, &answers);
+    l.borrow_mut().interrupt_answers.clear();
+    start_run(l, conv, thread, None, Some(resume));
+}
+
+/// `POST /api/ag-ui/tool-result` on the agent's own server.
+fn tool_result_url(agent_url: &str) -> String {
+    let origin = agent_url
+        .split_once("://")
+        .and_then(|(scheme, rest)| rest.split('/').next().map(|host| format!("{scheme}://{host}")))
+        .unwrap_or_default();
+    format!("{origin}/api/ag-ui/tool-result")
+}
+
+fn start_run(
+    l: &Shared,
+    conv: Conversation,
+    thread_id: String,
+    forwarded_props: Option<Value>,
+    resume: Option<Vec<crate::protocol::types::ResumeEntry>>,
+) {
+    let (url, headers, tools, w) = {
+        let b = l.borrow();
+        (b.options.url.get_untracked(), b.options.headers.get_untracked(), b.options.tools.clone(), b.w)
+    };
+    let mut input = RunAgentInput::new(thread_id, format!("run-{}", random_id()));
+    input.messages = conv
+        .messages
+        .iter()
+        .filter(|m| !matches!(m, Message::Activity(_)))
+        .cloned()
+        .collect();
+    input.tools = tools;
+    input.state = conv.state.clone();
+    input.forwarded_props = forwarded_props.unwrap_or_else(|| json!({}));
+    input.resume = resume;
+    let (body, _) = prepare_request(serde_json::to_value(&input).unwrap_or_default(), None);
+    let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
+    pipeline.conversation = conv.clone();
+    let controller = web_sys::AbortController::new().ok();
+    let signal = controller.as_ref().map(|c| c.signal());
+    {
+        let mut b = l.borrow_mut();
+        b.last_run = Some((input.clone(), conv));
+        b.pipeline = Some(pipeline);
+        b.abort = controller;
+        b.warnings_seen = 0;
+        b.run_view.started_at = Some(now_ms());
+        b.run_view.ended_at = None;
+        b.pending.messages_reset = true;
+        b.pending.state = true;
+        b.pending.run = true;
+    }
+    w.error.set(None);
+    w.connection.set(Connection::Connecting);
+    schedule_frame(l);
+    let Some(signal) = signal else {
+        w.error.set(Some(RunErrorView { message: "cannot create an AbortController".into(), code: None }));
+        return;
+    };
+    let l = l.clone();
+    leptos::task::spawn_local(async move {
+        let body = body.to_string();
+        let result = {
+            let l2 = l.clone();
+            post_stream(&url, &body, &headers, &signal, move |bytes| on_bytes(&l2, bytes)).await
+        };
+        finish_run(&l, result);
+    });
+}
+
+fn on_bytes(l: &Shared, bytes: &[u8]) {
+    let mut b = l.borrow_mut();
+    if b.w.connection.get_untracked() != Connection::Streaming {
+        b.w.connection.set(Connection::Streaming);
+    }
+    let Some(p) = b.pipeline.as_mut() else { return };
+    let delivered = p.push_bytes(bytes);
+    record(&mut b, delivered);
+    drop(b);
+    schedule_frame(l);
+}
+
+fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
+    let now = now_ms();
+    let warnings: Vec<String> = match b.pipeline.as_ref() {
+        Some(p) => p.warnings[b.warnings_seen.min(p.warnings.len())..].to_vec(),
+        None => Vec::new(),
+    };
+    b.warnings_seen += warnings.len();
+    let n = delivered.len();
+    for (i, d) in delivered.into_iter().enumerate() {
+        b.pending.note(&d.change);
+        b.seq += 1;
+        let seq = b.seq;
+        b.pending.events.push(EventRecord {
+            seq,
+            at_ms: now,
+            type_name: d.event.type_name(),
+            json: d.event.to_value(),
+            warnings: if i + 1 == n { warnings.clone() } else { Vec::new() },
+        });
+    }
+    b.pending.warnings.extend(warnings);
+}
+
+fn finish_run(l: &Shared, result: Result<(), TransportError>) {
+    let mut b = l.borrow_mut();
+    b.abort = None;
+    let Some(mut p) = b.pipeline.take() else { return };
+    let delivered = p.finish();
+    b.pipeline = Some(p);
+    record(&mut b, delivered);
+    let p = b.pipeline.take().expect("pipeline present");
+    let error = match (&result, p.outcome()) {
+        (Err(TransportError::Aborted), _) => None,
+        (Err(TransportError::Http { status, body }), _) => Some(RunErrorView {
+            message: http_error_message(*status, body),
+            code: Some(format!("HTTP_{status}")),
+        }),
+        (Err(e), _) => Some(RunErrorView { message: e.to_string(), code: Some("NETWORK".into()) }),
+        (Ok(()), StreamOutcome::Failed) => Some(RunErrorView {
+            message: format!("the agent's stream broke the AG-UI protocol: {}", p.error().unwrap_or("")),
+            code: Some("PROTOCOL".into()),
+        }),
+        (Ok(()), StreamOutcome::Truncated) => Some(RunErrorView {
+            message: "the connection closed before the run finished".into(),
+            code: Some("TRUNCATED".into()),
+        }),
+        (Ok(()), StreamOutcome::Completed) => match &p.conversation.run {
+            RunStatus::Error { message, code } => Some(RunErrorView { message: message.clone(), code: code.clone() }),
+            _ => None,
+        },
+    };
+    let mut conv = p.conversation;
+    if matches!(conv.run, RunStatus::Running { .. }) {
+        // Stopped or cut: the server will end its run as cancelled; say so locally too.
+        let run_id = match &conv.run {
+            RunStatus::Running { run_id } => run_id.clone(),
+            _ => String::new(),
+        };
+        conv.run = RunStatus::Finished { run_id, outcome: Some(RunOutcome::Cancelled) };
+    }
+    b.conversation = conv;
+    b.run_view.ended_at = Some(now_ms());
+    b.pending.run = true;
+    b.pending.messages_reset = true;
+    let w = b.w;
+    drop(b);
+    w.connection.set(if error.is_some() { Connection::Failed } else { Connection::Closed });
+    if error.is_some() {
+        w.error.set(error);
+    }
+    schedule_frame(l);
+}
+
+fn http_error_message(status: u16, body: &str) -> String {
+    let detail = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("message"))
+                .or_else(|| v.get("detail"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| body.chars().take(300).collect());
+    format!("HTTP {status}: {detail}")
+}
+
+fn schedule_frame(l: &Shared) {
+    if std::mem::replace(&mut l.borrow_mut().frame_scheduled, true) {
+        return;
+    }
+    let l = l.clone();
+    request_animation_frame(move || flush(&l));
+}
+
+/// Bring the signals up to date with everything that changed since the last frame.
+fn flush(l: &Shared) {
+    let mut b = l.borrow_mut();
+    b.frame_scheduled = false;
+    let pending = std::mem::take(&mut b.pending);
+    let w = b.w;
+    {
+        let Live { pipeline, conversation, signals, .. } = &mut *b;
+        let conv = pipeline.as_ref().map(|p| &p.conversation).unwrap_or(conversation);
+        sync_messages(conv, &pending, signals, &w);
+    }
+    if pending.state {
+        let s = b.current().state.clone();
+        w.state.set(s);
+    }
+    if pending.run {
+        let view = run_view(b.current(), &b.run_view);
+        b.run_view = view.clone();
+        w.run.set(view);
+    }
+    if !pending.events.is_empty() {
+        w.events.update(|ev| {
+            ev.extend(pending.events.iter().cloned());
+            if ev.len() > EVENT_LOG_LIMIT {
+                let cut = ev.len() - EVENT_LOG_LIMIT;
+                ev.drain(..cut);
+            }
+        });
+    }
+    if !pending.warnings.is_empty() {
+        w.warnings.update(|ws| ws.extend(pending.warnings));
+    }
+}

@@ -1,0 +1,334 @@
+//! Human-in-the-loop scenarios: a frontend tool the app answers in the next run (`hitl`), an
+//! interrupt answered by the next run's `resume` (`interrupt`), and an in-stream approval that
+//! keeps the stream open until a human answers (`approval`).
+
+use serde_json::{json, Value};
+
+use crate::protocol::types::{Interrupt, Message, ResumeStatus, RunOutcome};
+use crate::server::agents::{AgentError, RunContext, RunEnd};
+
+use super::tools::{after_word, emit_tool_call, emit_tool_result};
+use super::{last_user_text, stream_text};
+/// Frontend tools this scenario prefers when the app offers them.
+const HITL_TOOLS: [&str; 2] = ["generate_task_steps", "confirm_action"];
+
+const HITL_STEPS: [&str; 6] = [
+    "Check the launch window",
+    "Pack the pressure suits",
+    "Fuel the rocket",
+    "Run the pre-flight checklist",
+    "Say goodbye to Earth",
+    "Launch",
+];
+
+/// The frontend tool to call: a preferred one, else the first offered, else the Dojo's name.
+fn hitl_tool(ctx: &RunContext) -> String {
+    let tools = &ctx.input.tools;
+    HITL_TOOLS
+        .iter()
+        .find(|n| tools.iter().any(|t| t.name == **n))
+        .map(|n| n.to_string())
+        .or_else(|| tools.first().map(|t| t.name.clone()))
+        .unwrap_or_else(|| HITL_TOOLS[0].to_string())
+}
+
+/// The last message, if it is the app's answer to one of this scenario's calls: (content,
+/// error).
+fn hitl_answer(ctx: &RunContext, tool: &str) -> Option<(String, Option<String>)> {
+    let Some(Message::Tool(t)) = ctx.input.messages.last() else {
+        return None;
+    };
+    let ours = ctx.input.messages.iter().any(|m| match m {
+        Message::Assistant(a) => a.tool_calls.iter().flatten().any(|tc| {
+            tc.id == t.tool_call_id
+                && (tc.function.name == tool || HITL_TOOLS.contains(&tc.function.name.as_str()))
+        }),
+        _ => false,
+    });
+    ours.then(|| (t.content.text(), t.error.clone()))
+}
+
+pub async fn hitl(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
+    let tool = hitl_tool(ctx);
+    if let Some((content, error)) = hitl_answer(ctx, &tool) {
+        let reply = match error {
+            Some(e) => format!("Your app could not run `{tool}`: {e}. Nothing else to do."),
+            None => describe_choice(&content),
+        };
+        stream_text(ctx, &reply).await?;
+        return Ok(RunEnd::success());
+    }
+    let text = last_user_text(ctx).unwrap_or_default();
+    let task = Some(after_word(&text, "hitl"))
+        .filter(|t| !t.is_empty())
+        .unwrap_or("a trip to Mars");
+    let intro = format!("Here is a plan for {task}. Review the steps, switch off any you do not want, and confirm; I will continue with your choice.");
+    let intro = stream_text(ctx, &intro).await?;
+    let call = ctx.new_id("call");
+    let steps: Vec<Value> = HITL_STEPS
+        .iter()
+        .map(|d| json!({"description": d, "status": "enabled"}))
+        .collect();
+    // Small pieces, like the Dojo's human_in_the_loop: the app renders the list as it grows.
+    emit_tool_call(ctx, &call, &tool, Some(&intro), &json!({"steps": steps}), 6).await?;
+    Ok(RunEnd {
+        outcome: Some(RunOutcome::Success {
+            pending_tool_call_ids: Some(vec![call]),
+        }),
+        result: None,
+    })
+}
+
+/// Words for the app's answer to the frontend tool (a step list, a yes/no, or free text).
+fn describe_choice(content: &str) -> String {
+    let v: Value = serde_json::from_str(content).unwrap_or(Value::String(content.into()));
+    if let Some(steps) = v.get("steps").and_then(Value::as_array) {
+        let chosen: Vec<&str> = steps
+            .iter()
+            .filter(|s| s.get("status").and_then(Value::as_str) != Some("disabled"))
+            .filter_map(|s| s.get("description").and_then(Value::as_str))
+            .collect();
+        if chosen.is_empty() {
+            return "You switched off every step, so I will not do anything.".into();
+        }
+        let list: String = chosen
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}. {s}\n", i + 1))
+            .collect();
+        return format!(
+            "The steps you confirmed:\n\n{list}\nI will go ahead with these {} steps.",
+            chosen.len()
+        );
+    }
+    match v
+        .get("confirmed")
+        .or_else(|| v.get("approved"))
+        .and_then(Value::as_bool)
+    {
+        Some(true) => "You chose: confirm. Going ahead.".into(),
+        Some(false) => "You chose: cancel. Nothing was done.".into(),
+        None => format!(
+            "You chose: {}",
+            v.as_str().map_or_else(|| v.to_string(), str::to_string)
+        ),
+    }
+}
+
+const DELETE_PATHS: [&str; 2] = ["/tmp/demo/a.log", "/tmp/demo/b.log"];
+
+/// Interrupt ids: `int-<toolCallId>` for the tool-bound one, `int-date-<runId>` for the input
+/// request; the resumed run finds what to answer from the id alone.
+const DATE_PREFIX: &str = "int-date-";
+
+pub async fn interrupt(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
+    let ours: Vec<_> = ctx
+        .input
+        .resume
+        .iter()
+        .flatten()
+        .filter(|e| e.interrupt_id.starts_with("int-"))
+        .cloned()
+        .collect();
+    if !ours.is_empty() {
+        for entry in ours {
+            let payload = entry.payload.clone().unwrap_or(Value::Null);
+            let cancelled = entry.status == ResumeStatus::Cancelled;
+            match entry.interrupt_id.strip_prefix(DATE_PREFIX) {
+                Some(_) => resume_date(ctx, cancelled, &payload).await?,
+                None => {
+                    let call = entry.interrupt_id["int-".len()..].to_string();
+                    resume_delete(ctx, &call, cancelled, &payload).await?
+                }
+            }
+        }
+        return Ok(RunEnd::success());
+    }
+    let text = last_user_text(ctx).unwrap_or_default().to_lowercase();
+    if text
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "date")
+    {
+        stream_text(ctx, "I can schedule the report, but I need a date first.").await?;
+        let schema = json!({"type": "object", "properties": {"date": {"type": "string", "format": "date", "title": "Report date"}}, "required": ["date"]});
+        return Ok(interrupted(Interrupt {
+            id: format!("{DATE_PREFIX}{}", ctx.run_id()),
+            reason: "input_required".into(),
+            message: Some("Which date should the report cover?".into()),
+            tool_call_id: None,
+            response_schema: schema.as_object().cloned(),
+            expires_at: None,
+            metadata: None,
+            subagent_run_id: None,
+        }));
+    }
+    let intro = stream_text(ctx, "Cleaning up: I want to delete two log files. This cannot be undone, so I need your approval.").await?;
+    let call = ctx.new_id("call");
+    emit_tool_call(
+        ctx,
+        &call,
+        "delete_files",
+        Some(&intro),
+        &json!({"paths": DELETE_PATHS}),
+        10,
+    )
+    .await?;
+    let schema = json!({"type": "object", "properties": {"approved": {"type": "boolean", "title": "Approve"}, "editedArgs": {"type": "object"}}, "required": ["approved"]});
+    Ok(interrupted(Interrupt {
+        id: format!("int-{call}"),
+        reason: "tool_call".into(),
+        message: Some("Delete 2 files?".into()),
+        tool_call_id: Some(call),
+        response_schema: schema.as_object().cloned(),
+        expires_at: None,
+        metadata: json!({"risk": "high"}).as_object().cloned(),
+        subagent_run_id: None,
+    }))
+}
+
+fn interrupted(interrupt: Interrupt) -> RunEnd {
+    RunEnd {
+        outcome: Some(RunOutcome::Interrupt {
+            interrupts: vec![interrupt],
+        }),
+        result: None,
+    }
+}
+
+/// Answer the suspended `delete_files` call. Every outcome gets a TOOL_CALL_RESULT, so the
+/// thread never keeps an unanswered call (a model would refuse such a history).
+async fn resume_delete(
+    ctx: &mut RunContext,
+    call: &str,
+    cancelled: bool,
+    payload: &Value,
+) -> Result<(), AgentError> {
+    if cancelled {
+        emit_tool_result(ctx, call, &json!({"status": "cancelled"})).await?;
+        stream_text(ctx, "Cancelled; nothing was done.").await?;
+        return Ok(());
+    }
+    if !payload.get("approved").is_some_and(is_approved) {
+        emit_tool_result(ctx, call, &json!({"status": "rejected"})).await?;
+        stream_text(ctx, "Rejected; nothing was done.").await?;
+        return Ok(());
+    }
+    // Approve-with-edits replaces the arguments wholesale (PROTOCOL §9).
+    let edited = payload.get("editedArgs").filter(|v| v.is_object());
+    let args = edited.cloned().unwrap_or_else(|| original_args(ctx, call));
+    let paths: Vec<String> = args
+        .get("paths")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    emit_tool_result(ctx, call, &json!({"deleted": paths, "simulated": true})).await?;
+    let how = if edited.is_some() {
+        " with your edited arguments"
+    } else {
+        ""
+    };
+    let text = match paths.len() {
+        0 => format!("Done{how}: there was nothing to delete."),
+        n => format!(
+            "Done{how}: deleted {n} file{} ({}). The demo only pretends; no file was touched.",
+            if n == 1 { "" } else { "s" },
+            paths.join(", ")
+        ),
+    };
+    stream_text(ctx, &text).await?;
+    Ok(())
+}
+
+/// The arguments the suspended call was made with, from the history the client sent back.
+fn original_args(ctx: &RunContext, call: &str) -> Value {
+    ctx.input
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Assistant(a) => a.tool_calls.iter().flatten().find(|tc| tc.id == call),
+            _ => None,
+        })
+        .and_then(|tc| serde_json::from_str(&tc.function.arguments).ok())
+        .unwrap_or_else(|| json!({"paths": DELETE_PATHS}))
+}
+
+async fn resume_date(
+    ctx: &mut RunContext,
+    cancelled: bool,
+    payload: &Value,
+) -> Result<(), AgentError> {
+    let text = match payload.get("date").and_then(Value::as_str) {
+        _ if cancelled => "Cancelled; nothing was done.".to_string(),
+        Some(d) if !d.trim().is_empty() => {
+            format!("Done: the report is scheduled for {}.", d.trim())
+        }
+        _ => "No date was given, so nothing was scheduled.".to_string(),
+    };
+    stream_text(ctx, &text).await.map(|_| ())
+}
+
+/// Read a human's answer leniently: a boolean, `{"approved": …}`, `{"content"|"result": …}`,
+/// JSON inside a string, or words ("yes", "approved" — but not "not approved").
+pub(super) fn is_approved(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(inner) if !inner.is_string() => is_approved(&inner),
+            _ => {
+                let lower = s.to_lowercase();
+                let words: Vec<&str> = lower
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                let negative = |w: &&str| {
+                    matches!(*w, "no" | "not" | "false" | "deny" | "denied" | "n")
+                        || ["reject", "disapprov", "unapprov", "declin"]
+                            .iter()
+                            .any(|p| w.starts_with(p))
+                };
+                let positive =
+                    |w: &&str| matches!(*w, "approved" | "approve" | "true" | "yes" | "y" | "ok");
+                !words.iter().any(negative) && words.iter().any(positive)
+            }
+        },
+        Value::Object(o) => [
+            "approved", "approve", "content", "result", "answer", "value",
+        ]
+        .iter()
+        .find_map(|k| o.get(*k))
+        .is_some_and(is_approved),
+        _ => false,
+    }
+}
+
+pub async fn approval(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
+    let intro = stream_text(
+        ctx,
+        "Build 1.4.2 passed every check. Deploying it to production needs your approval.",
+    )
+    .await?;
+    let call = ctx.new_id("call");
+    let args = json!({
+        "action": "Deploy build 1.4.2 to production",
+        "risk_level": "high",
+        "details": "Rolls out to all regions; about 2 minutes of elevated latency while caches warm."
+    });
+    emit_tool_call(ctx, &call, "request_approval", Some(&intro), &args, 12).await?;
+    // The stream stays open until POST /api/ag-ui/tool-result answers, the run is aborted, or
+    // the timeout turns into RUN_ERROR APPROVAL_TIMEOUT.
+    let answer = ctx.wait_tool_result(&call).await?;
+    let approved = is_approved(&answer);
+    emit_tool_result(ctx, &call, &json!({"approved": approved})).await?;
+    let text = if approved {
+        "Approved — deploying build 1.4.2…\n\n- artifacts uploaded ✓\n- database migrated ✓\n- traffic switched to 1.4.2 ✓\n\nBuild 1.4.2 is live."
+    } else {
+        "Rejected — nothing was deployed."
+    };
+    stream_text(ctx, text).await?;
+    Ok(RunEnd::success())
+}

@@ -1,0 +1,701 @@
+//! Seed 004 ("Super-Goose"): the `/api/ag-ui/*` surface. One observer stream of every run
+//! (`GET /api/ag-ui/stream`), the current thread's state, messages and activities, and the
+//! control endpoints a UI built on that stream needs: send a message (starts a run in the
+//! background), answer a waiting tool call, abort runs.
+//!
+//! The observer stream is fed by the runs' hub, a bounded broadcast channel that runs never
+//! wait for. An observer that falls more than the hub's capacity behind gets a comment saying
+//! how many events it missed, then snapshots that bring it back in line, then live events again:
+//! it never slows a run and never loses events silently.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use bytes::Bytes;
+use futures::Stream;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
+use tokio::time::Instant;
+
+use crate::protocol::event::{Event, EventKind};
+use crate::protocol::reduce::{Conversation, RunStatus};
+use crate::protocol::sse;
+use crate::protocol::types::{Message, PROTOCOL_VERSION};
+use crate::server::error::ApiError;
+use crate::server::runs::{now_ms, Observed};
+use crate::server::AppState;
+
+use super::agents::parse_run_input;
+use super::{content_length, read_json};
+
+/// How many already-waiting events go into one write of the observer stream.
+const BATCH: usize = 64;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/ag-ui/stream", get(stream))
+        .route("/api/ag-ui/state", get(thread_state))
+        .route("/api/ag-ui/messages", get(thread_messages))
+        .route("/api/ag-ui/activities", get(thread_activities))
+        .route("/api/ag-ui/message", post(message))
+        .route("/api/ag-ui/tool-result", post(tool_result))
+        .route("/api/ag-ui/abort", post(abort))
+}
+
+/// `?threadId=T`; an empty value counts as absent.
+#[derive(Debug, Default, Deserialize)]
+struct ThreadQuery {
+    #[serde(rename = "threadId")]
+    thread_id: Option<String>,
+}
+
+impl ThreadQuery {
+    fn from(q: Result<Query<ThreadQuery>, QueryRejection>) -> Result<Option<String>, ApiError> {
+        let Query(q) = q.map_err(|e| ApiError::BadRequest(format!("bad query string: {e}")))?;
+        Ok(q.thread_id.filter(|t| !t.is_empty()))
+    }
+}
+
+// ---- the observer stream ----
+
+/// `GET /api/ag-ui/stream[?threadId=T]`: every event of every run (or of thread T) as
+/// `id: <seq>` + `data: <event JSON>`, a `: connected` comment first, `: keep-alive` while idle.
+async fn stream(
+    State(state): State<AppState>,
+    query: Result<Query<ThreadQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let thread = ThreadQuery::from(query)?;
+    let rx = state.runs.subscribe();
+    let runs = state.runs.clone();
+    let body = observer_stream(rx, thread, state.config.keep_alive, move |t| {
+        runs.observer_snapshot(t)
+    });
+    let mut resp = Response::new(Body::from_stream(body));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(resp)
+}
+
+/// One observer: its hub subscription and what it has delivered so far.
+struct Observer<S> {
+    rx: broadcast::Receiver<Arc<Observed>>,
+    thread: Option<String>,
+    keep_alive: Duration,
+    snapshot: S,
+    /// Events numbered up to this are already reflected in a resync snapshot.
+    skip_upto: u64,
+    /// Runs whose `RUN_STARTED` this observer delivered and whose terminal event it has not:
+    /// run id → thread id.
+    open_runs: HashMap<String, String>,
+    connected: bool,
+}
+
+/// The observer stream's body over a hub subscription. `snapshot(thread)` must return the
+/// sequence number of the last event sent to the hub and the conversations (of that thread, or
+/// of all threads) reflecting exactly the events up to it ([`Runs::observer_snapshot`]).
+///
+/// On `Lagged(n)` it writes `: resync after <n> missed events`, then per thread (the filtered
+/// one, or every thread): `RUN_STARTED` if a run is in progress whose start the observer has not
+/// seen, `MESSAGES_SNAPSHOT` (every message, activities included), `STATE_SNAPSHOT`, and the
+/// terminal event of a run it saw start whose end fell in the gap. These carry `id: <S>` (the
+/// sequence number the snapshot reflects) and `metadata: {"threadId", "resync": true}`. Live
+/// events numbered up to S are then skipped (the snapshot has them), so nothing is applied
+/// twice. Dropping the stream (client gone) drops the subscription; no task is left behind.
+///
+/// [`Runs::observer_snapshot`]: crate::server::runs::Runs::observer_snapshot
+pub fn observer_stream<S>(
+    rx: broadcast::Receiver<Arc<Observed>>,
+    thread: Option<String>,
+    keep_alive: Duration,
+    snapshot: S,
+) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static
+where
+    S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
+{
+    let observer = Observer {
+        rx,
+        thread,
+        keep_alive,
+        snapshot,
+        skip_upto: 0,
+        open_runs: HashMap::new(),
+        connected: false,
+    };
+    futures::stream::unfold(observer, |mut o| async move {
+        if !o.connected {
+            o.connected = true;
+            return Some((Ok(Bytes::from(sse::encode_comment("connected"))), o));
+        }
+        let deadline = Instant::now() + o.keep_alive;
+        loop {
+            // Checked first too: a filtered observer may see a flood of other threads' events
+            // and still owes its client a keep-alive.
+            if Instant::now() >= deadline {
+                return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
+            }
+            let mut out = String::new();
+            match tokio::time::timeout_at(deadline, o.rx.recv()).await {
+                Err(_) => {
+                    return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
+                }
+                Ok(Err(RecvError::Closed)) => return None,
+                Ok(Err(RecvError::Lagged(n))) => o.resync(n, &mut out),
+                Ok(Ok(ev)) => o.deliver(&ev, &mut out),
+            }
+            for _ in 1..BATCH {
+                match o.rx.try_recv() {
+                    Ok(ev) => o.deliver(&ev, &mut out),
+                    Err(TryRecvError::Lagged(n)) => o.resync(n, &mut out),
+                    Err(_) => break,
+                }
+            }
+            if !out.is_empty() {
+                return Some((Ok(Bytes::from(out)), o));
+            }
+        }
+    })
+}
+
+impl<S> Observer<S>
+where
+    S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>),
+{
+    fn deliver(&mut self, ev: &Observed, out: &mut String) {
+        if ev.seq <= self.skip_upto {
+            return;
+        }
+        if self.thread.as_deref().is_some_and(|t| t != ev.thread_id) {
+            return;
+        }
+        // Event JSON always starts with its type (`preserve_order`).
+        if ev.json.starts_with(r#"{"type":"RUN_STARTED""#) {
+            let known = self
+                .open_runs
+                .insert(ev.run_id.clone(), ev.thread_id.clone());
+            if known.is_some() {
+                // Already announced by a resync.
+                return;
+            }
+        } else if ev.json.starts_with(r#"{"type":"RUN_FINISHED""#)
+            || ev.json.starts_with(r#"{"type":"RUN_ERROR""#)
+        {
+            self.open_runs.remove(&ev.run_id);
+        }
+        out.push_str(&sse::encode_event(
+            &ev.json,
+            Some(&ev.seq.to_string()),
+            None,
+        ));
+    }
+
+    fn resync(&mut self, missed: u64, out: &mut String) {
+        out.push_str(&sse::encode_comment(&format!(
+            "resync after {missed} missed events"
+        )));
+        let (seq, threads) = (self.snapshot)(self.thread.as_deref());
+        self.skip_upto = self.skip_upto.max(seq);
+        let id = seq.to_string();
+        let now = now_ms();
+        for (thread_id, conv) in &threads {
+            let mut events = Vec::new();
+            if let RunStatus::Running { run_id } = &conv.run {
+                if !self.open_runs.contains_key(run_id) {
+                    self.open_runs.insert(run_id.clone(), thread_id.clone());
+                    events.push(EventKind::RunStarted {
+                        thread_id: thread_id.clone(),
+                        run_id: run_id.clone(),
+                        parent_run_id: None,
+                        input: None,
+                        protocol_version: Some(PROTOCOL_VERSION.into()),
+                    });
+                }
+            }
+            events.push(EventKind::MessagesSnapshot {
+                messages: conv.messages.clone(),
+            });
+            events.push(EventKind::StateSnapshot {
+                snapshot: conv.state.clone(),
+            });
+            let open_here: Vec<String> = self
+                .open_runs
+                .iter()
+                .filter(|(_, t)| *t == thread_id)
+                .map(|(r, _)| r.clone())
+                .collect();
+            for run_id in &open_here {
+                let terminal = match &conv.run {
+                    RunStatus::Finished { run_id: r, outcome } if r == run_id => {
+                        EventKind::RunFinished {
+                            thread_id: thread_id.clone(),
+                            run_id: run_id.clone(),
+                            result: conv.result.clone(),
+                            outcome: outcome.clone(),
+                            usage: None,
+                        }
+                    }
+                    // RUN_ERROR names no run: only attributable when one run was open here.
+                    RunStatus::Error { message, code } if open_here.len() == 1 => {
+                        EventKind::RunError {
+                            message: message.clone(),
+                            code: code.clone(),
+                            usage: None,
+                        }
+                    }
+                    // Still running, or several concurrent runs on one thread: the live
+                    // terminal event (numbered after the snapshot) will come.
+                    _ => continue,
+                };
+                self.open_runs.remove(run_id);
+                events.push(terminal);
+            }
+            let mut meta = Map::new();
+            meta.insert("threadId".into(), Value::String(thread_id.clone()));
+            meta.insert("resync".into(), Value::Bool(true));
+            for kind in events {
+                let event = Event::from(kind)
+                    .with_timestamp(now)
+                    .with_metadata(meta.clone());
+                out.push_str(&sse::encode_event(&event.to_json(), Some(&id), None));
+            }
+        }
+    }
+}
+
+// ---- thread views ----
+
+/// The thread a view asks for: `Ok(None)` when no thread was named and none exists yet; 404
+/// for a named thread this server has not seen.
+fn view_thread(
+    state: &AppState,
+    query: Result<Query<ThreadQuery>, QueryRejection>,
+) -> Result<Option<(String, Conversation)>, ApiError> {
+    match ThreadQuery::from(query)? {
+        Some(t) => state
+            .runs
+            .thread(Some(&t))
+            .map(Some)
+            .ok_or_else(|| ApiError::NotFound(format!("no thread '{t}' is known here"))),
+        None => Ok(state.runs.thread(None)),
+    }
+}
+
+fn messages_where(conv: &Conversation, activity: bool) -> Vec<Value> {
+    conv.messages
+        .iter()
+        .filter(|m| matches!(m, Message::Activity(_)) == activity)
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .collect()
+}
+
+/// `GET /api/ag-ui/state`: `{"threadId", "state"}`.
+async fn thread_state(
+    State(state): State<AppState>,
+    query: Result<Query<ThreadQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(match view_thread(&state, query)? {
+        Some((id, conv)) => json!({ "threadId": id, "state": conv.state }),
+        None => json!({ "threadId": null, "state": {} }),
+    }))
+}
+
+/// `GET /api/ag-ui/messages`: `{"threadId", "messages"}` (every message but activities).
+async fn thread_messages(
+    State(state): State<AppState>,
+    query: Result<Query<ThreadQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(match view_thread(&state, query)? {
+        Some((id, conv)) => json!({ "threadId": id, "messages": messages_where(&conv, false) }),
+        None => json!({ "threadId": null, "messages": [] }),
+    }))
+}
+
+/// `GET /api/ag-ui/activities`: `{"threadId", "activities"}` (the activity messages).
+async fn thread_activities(
+    State(state): State<AppState>,
+    query: Result<Query<ThreadQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(match view_thread(&state, query)? {
+        Some((id, conv)) => json!({ "threadId": id, "activities": messages_where(&conv, true) }),
+        None => json!({ "threadId": null, "activities": [] }),
+    }))
+}
+
+// ---- control ----
+
+/// The body as a JSON object (422 otherwise).
+async fn object_body(state: &AppState, req: Request) -> Result<Map<String, Value>, ApiError> {
+    let declared = content_length(&req);
+    match read_json(state, req.into_body(), declared).await? {
+        Value::Object(m) => Ok(m),
+        _ => Err(ApiError::Unprocessable(
+            "the body must be a JSON object".into(),
+        )),
+    }
+}
+
+/// An optional non-empty string member (`null` counts as absent).
+fn opt_string(body: &Map<String, Value>, key: &str) -> Result<Option<String>, ApiError> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+        Some(_) => Err(ApiError::Unprocessable(format!(
+            "'{key}' must be a non-empty string"
+        ))),
+    }
+}
+
+/// `POST /api/ag-ui/message`: start a run on the thread with the user's message; its events
+/// reach observers through the hub. `202 {"threadId", "runId"}`.
+async fn message(State(state): State<AppState>, req: Request) -> Result<Response, ApiError> {
+    let body = object_body(&state, req).await?;
+    let content = match body.get("content") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        _ => {
+            return Err(ApiError::Unprocessable(
+                "'content' must be a non-empty string".into(),
+            ))
+        }
+    };
+    let thread_id = opt_string(&body, "threadId")?
+        .unwrap_or_else(|| format!("thread-{}", uuid::Uuid::new_v4()));
+    let agent_id = opt_string(&body, "agentId")?.unwrap_or_else(|| "demo".into());
+    let agent = state
+        .agents
+        .get(&agent_id)
+        .ok_or_else(|| ApiError::NotFound(format!("no agent '{agent_id}' is served here")))?;
+    let existing = state.runs.thread(Some(&thread_id)).map(|(_, c)| c);
+    let mut messages = existing
+        .as_ref()
+        .map(|c| messages_where(c, false))
+        .unwrap_or_default();
+    messages.push(json!({
+        "id": format!("msg-{}", uuid::Uuid::new_v4()),
+        "role": "user",
+        "content": content,
+    }));
+    let run_state = match body.get("state") {
+        Some(v) if !v.is_null() => v.clone(),
+        _ => existing.map(|c| c.state).unwrap_or_else(|| json!({})),
+    };
+    let run_id = format!("run-{}", uuid::Uuid::new_v4());
+    let input = parse_run_input(json!({
+        "threadId": thread_id,
+        "runId": run_id,
+        "messages": messages,
+        "state": run_state,
+        "tools": [],
+        "context": [],
+        "forwardedProps": body.get("forwardedProps").cloned().unwrap_or(Value::Null),
+    }))?;
+    let run = state
+        .runs
+        .start(agent, input, state.config.run_settings())?;
+    // Nobody reads this run's own stream: with its receiver dropped the run sends only to the
+    // thread store and the hub. The cancel handle is dropped without cancelling; the run ends
+    // on its own or through `POST /api/ag-ui/abort`.
+    drop(run.events);
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "threadId": thread_id, "runId": run_id })),
+    )
+        .into_response())
+}
+
+/// `POST /api/ag-ui/tool-result`: answer a tool call a run waits on with the whole body.
+async fn tool_result(State(state): State<AppState>, req: Request) -> Result<Json<Value>, ApiError> {
+    let body = object_body(&state, req).await?;
+    let id = opt_string(&body, "toolCallId")?
+        .ok_or_else(|| ApiError::Unprocessable("'toolCallId' is required".into()))?;
+    let (thread_id, run_id) = state
+        .runs
+        .resolve_wait(&id, Value::Object(body))
+        .ok_or_else(|| ApiError::NotFound(format!("no run is waiting for tool call '{id}'")))?;
+    Ok(Json(
+        json!({ "ok": true, "threadId": thread_id, "runId": run_id }),
+    ))
+}
+
+/// `POST /api/ag-ui/abort`: cancel a run, a thread's runs, or (empty body / `{}`) every run.
+async fn abort(State(state): State<AppState>, req: Request) -> Result<Json<Value>, ApiError> {
+    let declared = content_length(&req);
+    let limit = state.config.body_limit;
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ApiError::PayloadTooLarge(limit));
+    }
+    let bytes = axum::body::to_bytes(req.into_body(), limit)
+        .await
+        .map_err(|_| ApiError::PayloadTooLarge(limit))?;
+    let body = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Map::new()
+    } else {
+        match read_json(&state, Body::from(bytes), None).await? {
+            Value::Object(m) => m,
+            _ => {
+                return Err(ApiError::Unprocessable(
+                    "the body must be a JSON object".into(),
+                ))
+            }
+        }
+    };
+    let run_id = opt_string(&body, "runId")?;
+    let thread_id = opt_string(&body, "threadId")?;
+    let n = state.runs.abort(run_id.as_deref(), thread_id.as_deref());
+    if n == 0 {
+        if let Some(r) = &run_id {
+            return Err(ApiError::NotFound(format!("no run '{r}' is in progress")));
+        }
+        if let Some(t) = &thread_id {
+            return Err(ApiError::NotFound(format!(
+                "no run is in progress on thread '{t}'"
+            )));
+        }
+    }
+    Ok(Json(json!({ "aborted": n })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::sse::{Decoder, SseFrame};
+    use futures::StreamExt;
+
+    fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed> {
+        Arc::new(Observed {
+            seq,
+            thread_id: thread.into(),
+            run_id: run.into(),
+            json: Event::from(kind).to_json(),
+        })
+    }
+
+    fn delta(seq: u64, thread: &str) -> Arc<Observed> {
+        observed(
+            seq,
+            thread,
+            "r1",
+            EventKind::TextMessageContent {
+                message_id: "m1".into(),
+                delta: format!("{seq} "),
+            },
+        )
+    }
+
+    /// Read chunks until `n` chunks were seen; returns the raw text.
+    async fn read_chunks<St>(body: &mut St, n: usize) -> String
+    where
+        St: Stream<Item = Result<Bytes, Infallible>> + Unpin,
+    {
+        let mut text = String::new();
+        for _ in 0..n {
+            let chunk = tokio::time::timeout(Duration::from_secs(5), body.next())
+                .await
+                .expect("a chunk in time")
+                .expect("the stream goes on")
+                .unwrap();
+            text.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        text
+    }
+
+    fn frames(text: &str) -> Vec<SseFrame> {
+        let mut d = Decoder::new();
+        d.push(text.as_bytes()).unwrap()
+    }
+
+    fn conv_with(run: RunStatus) -> Conversation {
+        let mut c = Conversation::new();
+        c.state = json!({"step": 3});
+        c.run = run;
+        c
+    }
+
+    #[tokio::test]
+    async fn lagging_observer_gets_snapshots_then_live_events() {
+        let (tx, rx) = broadcast::channel(4);
+        let snap = |t: Option<&str>| {
+            assert_eq!(t, Some("t1"));
+            (
+                8,
+                vec![(
+                    "t1".to_string(),
+                    conv_with(RunStatus::Running {
+                        run_id: "r1".into(),
+                    }),
+                )],
+            )
+        };
+        let mut body = Box::pin(observer_stream(
+            rx,
+            Some("t1".into()),
+            Duration::from_secs(60),
+            snap,
+        ));
+        assert_eq!(read_chunks(&mut body, 1).await, ": connected\n\n");
+        // The run started, the observer saw it…
+        tx.send(observed(
+            1,
+            "t1",
+            "r1",
+            EventKind::RunStarted {
+                thread_id: "t1".into(),
+                run_id: "r1".into(),
+                parent_run_id: None,
+                input: None,
+                protocol_version: None,
+            },
+        ))
+        .unwrap();
+        let first = frames(&read_chunks(&mut body, 1).await);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].id.as_deref(), Some("1"));
+        // …then 9 more events overflow the 4-slot channel before it reads again.
+        for seq in 2..=10 {
+            tx.send(delta(seq, "t1")).unwrap();
+        }
+        let text = read_chunks(&mut body, 1).await;
+        assert!(
+            text.starts_with(": resync after 5 missed events\n\n"),
+            "{text}"
+        );
+        let fs = frames(&text);
+        let types: Vec<String> = fs
+            .iter()
+            .map(|f| serde_json::from_str::<Value>(&f.data).unwrap()["type"].to_string())
+            .collect();
+        // No RUN_STARTED again (the observer saw r1 start), the snapshots with the snapshot's
+        // id, then only the events after seq 8 (7 and 8 are in the snapshot).
+        assert_eq!(
+            types,
+            [
+                "\"MESSAGES_SNAPSHOT\"",
+                "\"STATE_SNAPSHOT\"",
+                "\"TEXT_MESSAGE_CONTENT\"",
+                "\"TEXT_MESSAGE_CONTENT\""
+            ]
+        );
+        let ids: Vec<_> = fs.iter().map(|f| f.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["8", "8", "9", "10"]);
+        let state: Value = serde_json::from_str(&fs[1].data).unwrap();
+        assert_eq!(state["snapshot"], json!({"step": 3}));
+        assert_eq!(state["metadata"], json!({"threadId": "t1", "resync": true}));
+        // And it goes on live.
+        tx.send(delta(11, "t1")).unwrap();
+        let next = frames(&read_chunks(&mut body, 1).await);
+        assert_eq!(next[0].id.as_deref(), Some("11"));
+    }
+
+    #[tokio::test]
+    async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was() {
+        let (tx, rx) = broadcast::channel(2);
+        let snap = |t: Option<&str>| {
+            assert_eq!(t, None);
+            let mut a = conv_with(RunStatus::Finished {
+                run_id: "ra".into(),
+                outcome: Some(crate::protocol::types::RunOutcome::Cancelled),
+            });
+            a.messages.push(Message::new_text(
+                crate::protocol::types::TextRole::Assistant,
+                "m1".into(),
+                None,
+            ));
+            let b = conv_with(RunStatus::Running {
+                run_id: "rb".into(),
+            });
+            (20, vec![("ta".to_string(), a), ("tb".to_string(), b)])
+        };
+        let mut body = Box::pin(observer_stream(rx, None, Duration::from_secs(60), snap));
+        read_chunks(&mut body, 1).await;
+        tx.send(observed(
+            1,
+            "ta",
+            "ra",
+            EventKind::RunStarted {
+                thread_id: "ta".into(),
+                run_id: "ra".into(),
+                parent_run_id: None,
+                input: None,
+                protocol_version: None,
+            },
+        ))
+        .unwrap();
+        read_chunks(&mut body, 1).await;
+        for seq in 2..=19 {
+            tx.send(delta(seq, "ta")).unwrap();
+        }
+        // rb's RUN_STARTED is numbered after the snapshot (begin_thread ran before publish):
+        // the resync announced it already, so the live copy is dropped.
+        tx.send(observed(
+            21,
+            "tb",
+            "rb",
+            EventKind::RunStarted {
+                thread_id: "tb".into(),
+                run_id: "rb".into(),
+                parent_run_id: None,
+                input: None,
+                protocol_version: None,
+            },
+        ))
+        .unwrap();
+        tx.send(delta(22, "tb")).unwrap();
+        let text = read_chunks(&mut body, 1).await;
+        let events: Vec<Value> = frames(&text)
+            .iter()
+            .map(|f| serde_json::from_str(&f.data).unwrap())
+            .collect();
+        let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            types,
+            [
+                "MESSAGES_SNAPSHOT",
+                "STATE_SNAPSHOT",
+                "RUN_FINISHED",
+                "RUN_STARTED",
+                "MESSAGES_SNAPSHOT",
+                "STATE_SNAPSHOT",
+                "TEXT_MESSAGE_CONTENT"
+            ],
+            "{text}"
+        );
+        assert_eq!(events[0]["messages"][0]["id"], "m1");
+        assert_eq!(events[2]["runId"], "ra");
+        assert_eq!(events[2]["outcome"], json!({"type": "cancelled"}));
+        assert_eq!(events[3]["runId"], "rb");
+    }
+
+    #[tokio::test]
+    async fn idle_observer_gets_keep_alives_and_filter_applies() {
+        let (tx, rx) = broadcast::channel(16);
+        let mut body = Box::pin(observer_stream(
+            rx,
+            Some("mine".into()),
+            Duration::from_millis(200),
+            |_: Option<&str>| (0, Vec::new()),
+        ));
+        read_chunks(&mut body, 1).await;
+        tx.send(delta(1, "other")).unwrap();
+        tx.send(delta(2, "mine")).unwrap();
+        let text = read_chunks(&mut body, 1).await;
+        assert_eq!(frames(&text).len(), 1);
+        assert_eq!(frames(&text)[0].id.as_deref(), Some("2"));
+        assert_eq!(read_chunks(&mut body, 1).await, sse::KEEP_ALIVE);
+        drop(tx);
+        // The hub closed: the stream ends.
+        assert!(body.next().await.is_none());
+    }
+}

@@ -1,0 +1,1295 @@
+//! A safe markdown renderer for untrusted (agent) text.
+//!
+//! The markdown is parsed with `pulldown-cmark` into a small owned tree ([`Block`] / [`Inline`]),
+//! which is then rendered as Leptos view nodes. No HTML string is ever produced and nothing is
+//! injected with `inner_html`: every piece of text goes through Leptos' escaping text nodes and
+//! attribute values.
+//!
+//! Security decisions:
+//! - Raw HTML (`Event::Html` / `Event::InlineHtml`) is kept as *literal text*: an HTML block
+//!   becomes [`Block::RawHtml`] (shown preformatted), inline HTML becomes [`Inline::Text`].
+//! - Links keep their anchor only when the destination passes [`sanitize_url`]: `http:`,
+//!   `https:`, `mailto:` or a scheme-less (relative, fragment, protocol-relative) URL, after
+//!   stripping leading/trailing whitespace and control characters, removing embedded tab/newline
+//!   characters (as browsers do) and case-folding the scheme. Any other link (`javascript:`,
+//!   `data:`, `vbscript:`, unknown schemes, empty destinations) is replaced by its text.
+//!   Anchors open in a new tab with `rel="noopener noreferrer nofollow"`.
+//! - Images are never loaded (no tracking pixels, no remote content): an image renders as the
+//!   text `[image: alt]` (a link to the image when its URL is allowed) followed by the URL as text.
+
+use std::hash::{Hash, Hasher};
+
+use leptos::prelude::*;
+use pulldown_cmark::{
+    Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+};
+
+/// The `rel` attribute of every anchor rendered from markdown.
+const LINK_REL: &str = "noopener noreferrer nofollow";
+/// At most this many characters of an image URL are shown (data URLs can be huge).
+const MAX_SHOWN_URL: usize = 120;
+/// At most this many characters of a code block's language are kept.
+const MAX_LANG: usize = 32;
+
+// ---------------------------------------------------------------------------------------------
+// The tree
+// ---------------------------------------------------------------------------------------------
+
+/// A block-level markdown node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Block {
+    /// `#` … `######`: `level` is 1–6.
+    Heading { level: u8, content: Vec<Inline> },
+    /// A paragraph (`<p>`).
+    Paragraph(Vec<Inline>),
+    /// Inline content without a paragraph wrapper (the items of a tight list).
+    Plain(Vec<Inline>),
+    /// A fenced or indented code block; `lang` is the sanitised first word of the info string.
+    CodeBlock { lang: Option<String>, code: String },
+    /// `-`/`*`/`+` (`start == None`) or numbered (`start == Some(n)`) list.
+    List {
+        start: Option<u64>,
+        items: Vec<ListItem>,
+    },
+    /// `>` block quote.
+    BlockQuote(Vec<Block>),
+    /// A GFM table: one alignment per column, the header cells and the body rows.
+    Table {
+        alignments: Vec<Align>,
+        head: Vec<Vec<Inline>>,
+        rows: Vec<Vec<Vec<Inline>>>,
+    },
+    /// `---`.
+    Rule,
+    /// An HTML block of the source, kept as literal text (never interpreted).
+    RawHtml(String),
+}
+
+/// One item of a list.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ListItem {
+    /// `Some(checked)` for a task list item (`- [ ]` / `- [x]`).
+    pub task: Option<bool>,
+    pub blocks: Vec<Block>,
+}
+
+/// The alignment of a table column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Align {
+    None,
+    Left,
+    Center,
+    Right,
+}
+
+/// An inline (span-level) markdown node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Inline {
+    /// Literal text (soft line breaks are kept as `'\n'`; raw inline HTML is text too).
+    Text(String),
+    /// `` `code` ``.
+    Code(String),
+    Emphasis(Vec<Inline>),
+    Strong(Vec<Inline>),
+    Strikethrough(Vec<Inline>),
+    /// A link whose `href` passed [`sanitize_url`]. Links that did not are replaced by their
+    /// content, so a `Link` in the tree is always safe to render as an anchor.
+    Link {
+        href: String,
+        title: Option<String>,
+        content: Vec<Inline>,
+    },
+    /// An image, never loaded: `href` is the sanitised URL if it is allowed, `url` the source
+    /// URL (shown as text only).
+    Image {
+        alt: String,
+        url: String,
+        href: Option<String>,
+    },
+    /// A hard line break (`<br>`).
+    HardBreak,
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL policy
+// ---------------------------------------------------------------------------------------------
+
+/// Returns the URL to use as an `href`, or `None` if the URL must not become a link.
+///
+/// Allowed: `http:`, `https:`, `mailto:` (scheme case-insensitive) and URLs without a scheme
+/// (relative paths, `?query`, `#fragment`, `//host/path`). Leading/trailing whitespace and
+/// control characters are stripped and tab/CR/LF removed anywhere (browsers ignore them, so
+/// `java\tscript:` would otherwise slip through); any other control character rejects the URL.
+pub fn sanitize_url(raw: &str) -> Option<String> {
+    let trimmed = raw.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    if trimmed.is_empty() {
+        return None;
+    }
+    let mut url = String::with_capacity(trimmed.len());
+    for c in trimmed.chars() {
+        match c {
+            '\t' | '\n' | '\r' => {}
+            c if c.is_control() => return None,
+            c => url.push(c),
+        }
+    }
+    // A scheme is whatever precedes a ':' that comes before any '/', '?' or '#'.
+    match url.find([':', '/', '?', '#']) {
+        Some(i) if url.as_bytes()[i] == b':' => {
+            let scheme = &url[..i];
+            let allowed = ["http", "https", "mailto"]
+                .iter()
+                .any(|s| scheme.eq_ignore_ascii_case(s));
+            allowed.then_some(url)
+        }
+        _ => Some(url),
+    }
+}
+
+/// Keeps the first word of a code block's info string, restricted to `[A-Za-z0-9_+#.-]`.
+fn sanitize_lang(info: &str) -> Option<String> {
+    let word = info.split_whitespace().next().unwrap_or("");
+    let word = word.split(',').next().unwrap_or(""); // `rust,ignore`
+    let lang: String = word
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '#' | '.' | '-'))
+        .take(MAX_LANG)
+        .collect();
+    (!lang.is_empty()).then_some(lang)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+/// The pulldown-cmark options used by the renderer.
+pub fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
+/// What an open element becomes when it ends.
+enum Kind {
+    Root,
+    Paragraph,
+    Heading(u8),
+    BlockQuote,
+    CodeBlock {
+        lang: Option<String>,
+        code: String,
+    },
+    HtmlBlock(String),
+    List {
+        start: Option<u64>,
+        items: Vec<ListItem>,
+    },
+    Item {
+        task: Option<bool>,
+    },
+    Table {
+        alignments: Vec<Align>,
+        head: Vec<Vec<Inline>>,
+        rows: Vec<Vec<Vec<Inline>>>,
+    },
+    /// The header row or a body row: collects cells.
+    Row {
+        head: bool,
+        cells: Vec<Vec<Inline>>,
+    },
+    Cell,
+    Emphasis,
+    Strong,
+    Strikethrough,
+    Link {
+        href: Option<String>,
+        title: Option<String>,
+    },
+    Image {
+        url: String,
+    },
+    /// Containers that are not rendered specially (e.g. anything not enabled in [`options`]):
+    /// their content is spliced into the parent.
+    Transparent,
+}
+
+/// An open element while building the tree.
+struct Frame {
+    kind: Kind,
+    blocks: Vec<Block>,
+    inlines: Vec<Inline>,
+}
+
+impl Frame {
+    fn new(kind: Kind) -> Self {
+        Frame {
+            kind,
+            blocks: Vec::new(),
+            inlines: Vec::new(),
+        }
+    }
+
+    fn push_text(&mut self, text: &str) {
+        match &mut self.kind {
+            Kind::CodeBlock { code, .. } => code.push_str(text),
+            Kind::HtmlBlock(html) => html.push_str(text),
+            _ => {
+                if let Some(Inline::Text(last)) = self.inlines.last_mut() {
+                    last.push_str(text);
+                } else {
+                    self.inlines.push(Inline::Text(text.to_owned()));
+                }
+            }
+        }
+    }
+
+    fn push_inline(&mut self, inline: Inline) {
+        match inline {
+            Inline::Text(text) => self.push_text(&text),
+            inline => self.inlines.push(inline),
+        }
+    }
+
+    fn push_block(&mut self, block: Block) {
+        self.flush_inlines();
+        self.blocks.push(block);
+    }
+
+    /// Loose inline content between blocks (tight list items) becomes a [`Block::Plain`].
+    fn flush_inlines(&mut self) {
+        if !self.inlines.is_empty() {
+            let inlines = std::mem::take(&mut self.inlines);
+            self.blocks.push(Block::Plain(inlines));
+        }
+    }
+}
+
+/// The blocks of a closed container; trailing loose inline content becomes a [`Block::Plain`].
+fn finish(mut blocks: Vec<Block>, inlines: Vec<Inline>) -> Vec<Block> {
+    if !inlines.is_empty() {
+        blocks.push(Block::Plain(inlines));
+    }
+    blocks
+}
+
+fn heading_level(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+fn align(a: &Alignment) -> Align {
+    match a {
+        Alignment::None => Align::None,
+        Alignment::Left => Align::Left,
+        Alignment::Center => Align::Center,
+        Alignment::Right => Align::Right,
+    }
+}
+
+/// The plain text of inline content (used for image alt texts).
+fn plain_text(inlines: &[Inline], out: &mut String) {
+    for inline in inlines {
+        match inline {
+            Inline::Text(t) | Inline::Code(t) => out.push_str(t),
+            Inline::Emphasis(c) | Inline::Strong(c) | Inline::Strikethrough(c) => {
+                plain_text(c, out)
+            }
+            Inline::Link { content, .. } => plain_text(content, out),
+            Inline::Image { alt, .. } => out.push_str(alt),
+            Inline::HardBreak => out.push(' '),
+        }
+    }
+}
+
+fn start_kind(tag: Tag<'_>) -> Kind {
+    match tag {
+        Tag::Paragraph => Kind::Paragraph,
+        Tag::Heading { level, .. } => Kind::Heading(heading_level(level)),
+        Tag::BlockQuote(_) => Kind::BlockQuote,
+        Tag::CodeBlock(kind) => Kind::CodeBlock {
+            lang: match kind {
+                CodeBlockKind::Fenced(info) => sanitize_lang(&info),
+                CodeBlockKind::Indented => None,
+            },
+            code: String::new(),
+        },
+        Tag::HtmlBlock => Kind::HtmlBlock(String::new()),
+        Tag::List(start) => Kind::List {
+            start,
+            items: Vec::new(),
+        },
+        Tag::Item => Kind::Item { task: None },
+        Tag::Table(alignments) => Kind::Table {
+            alignments: alignments.iter().map(align).collect(),
+            head: Vec::new(),
+            rows: Vec::new(),
+        },
+        Tag::TableHead => Kind::Row {
+            head: true,
+            cells: Vec::new(),
+        },
+        Tag::TableRow => Kind::Row {
+            head: false,
+            cells: Vec::new(),
+        },
+        Tag::TableCell => Kind::Cell,
+        Tag::Emphasis => Kind::Emphasis,
+        Tag::Strong => Kind::Strong,
+        Tag::Strikethrough => Kind::Strikethrough,
+        Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            ..
+        } => {
+            let href = if link_type == LinkType::Email {
+                // `<john@example.org>`: the destination has no scheme.
+                sanitize_url(&format!("mailto:{dest_url}"))
+            } else {
+                sanitize_url(&dest_url)
+            };
+            Kind::Link {
+                href,
+                title: (!title.is_empty()).then(|| title.into_string()),
+            }
+        }
+        Tag::Image { dest_url, .. } => Kind::Image {
+            url: dest_url.into_string(),
+        },
+        Tag::FootnoteDefinition(_)
+        | Tag::DefinitionList
+        | Tag::DefinitionListTitle
+        | Tag::DefinitionListDefinition
+        | Tag::Superscript
+        | Tag::Subscript
+        | Tag::MetadataBlock(_) => Kind::Transparent,
+    }
+}
+
+/// Closes `frame` and attaches what it built to `parent`.
+fn close(frame: Frame, parent: &mut Frame) {
+    match frame.kind {
+        Kind::Root => parent.blocks.extend(finish(frame.blocks, frame.inlines)),
+        Kind::Paragraph => parent.push_block(Block::Paragraph(frame.inlines)),
+        Kind::Heading(level) => parent.push_block(Block::Heading {
+            level,
+            content: frame.inlines,
+        }),
+        Kind::BlockQuote => {
+            let blocks = finish(frame.blocks, frame.inlines);
+            parent.push_block(Block::BlockQuote(blocks));
+        }
+        Kind::CodeBlock { lang, code } => parent.push_block(Block::CodeBlock { lang, code }),
+        Kind::HtmlBlock(html) => {
+            let html = html.trim_end();
+            if !html.is_empty() {
+                parent.push_block(Block::RawHtml(html.to_owned()));
+            }
+        }
+        Kind::List { start, items } => parent.push_block(Block::List { start, items }),
+        Kind::Item { task } => {
+            let blocks = finish(frame.blocks, frame.inlines);
+            match &mut parent.kind {
+                Kind::List { items, .. } => items.push(ListItem { task, blocks }),
+                _ => parent.blocks.extend(blocks),
+            }
+        }
+        Kind::Table {
+            alignments,
+            head,
+            rows,
+        } => parent.push_block(Block::Table {
+            alignments,
+            head,
+            rows,
+        }),
+        Kind::Row { head, cells } => match &mut parent.kind {
+            Kind::Table {
+                head: table_head,
+                rows,
+                ..
+            } => {
+                if head {
+                    *table_head = cells;
+                } else {
+                    rows.push(cells);
+                }
+            }
+            _ => {
+                for cell in cells {
+                    parent.push_block(Block::Plain(cell));
+                }
+            }
+        },
+        Kind::Cell => match &mut parent.kind {
+            Kind::Row { cells, .. } => cells.push(frame.inlines),
+            _ => {
+                for inline in frame.inlines {
+                    parent.push_inline(inline);
+                }
+            }
+        },
+        Kind::Emphasis => parent.push_inline(Inline::Emphasis(frame.inlines)),
+        Kind::Strong => parent.push_inline(Inline::Strong(frame.inlines)),
+        Kind::Strikethrough => parent.push_inline(Inline::Strikethrough(frame.inlines)),
+        Kind::Link {
+            href: Some(href),
+            title,
+        } => parent.push_inline(Inline::Link {
+            href,
+            title,
+            content: frame.inlines,
+        }),
+        // A link with a forbidden destination: keep only its text.
+        Kind::Link { href: None, .. } => {
+            for inline in frame.inlines {
+                parent.push_inline(inline);
+            }
+        }
+        Kind::Image { url } => {
+            let mut alt = String::new();
+            plain_text(&frame.inlines, &mut alt);
+            let href = sanitize_url(&url);
+            parent.push_inline(Inline::Image { alt, url, href });
+        }
+        Kind::Transparent => {
+            if !frame.blocks.is_empty() {
+                parent.flush_inlines();
+                parent.blocks.extend(frame.blocks);
+            }
+            for inline in frame.inlines {
+                parent.push_inline(inline);
+            }
+        }
+    }
+}
+
+/// Parses markdown into an owned tree. Never panics, whatever the input (incomplete input
+/// while streaming, e.g. an unterminated code fence, is closed implicitly by the parser).
+pub fn parse(text: &str) -> Vec<Block> {
+    let mut stack: Vec<Frame> = vec![Frame::new(Kind::Root)];
+    for event in Parser::new_ext(text, options()) {
+        match event {
+            Event::Start(tag) => stack.push(Frame::new(start_kind(tag))),
+            Event::End(end) => {
+                // Events are balanced; never pop the root anyway.
+                if stack.len() > 1 {
+                    let frame = stack.pop().expect("stack has a parent");
+                    let parent = stack.last_mut().expect("stack has a root");
+                    close(frame, parent);
+                }
+                let _: TagEnd = end;
+            }
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => top(&mut stack).push_text(&t),
+            Event::Code(code) => top(&mut stack).push_inline(Inline::Code(code.into_string())),
+            Event::InlineMath(math) => {
+                top(&mut stack).push_inline(Inline::Code(math.into_string()))
+            }
+            Event::DisplayMath(math) => top(&mut stack).push_block(Block::CodeBlock {
+                lang: Some("math".to_owned()),
+                code: math.into_string(),
+            }),
+            Event::FootnoteReference(label) => top(&mut stack).push_text(&format!("[^{label}]")),
+            Event::SoftBreak => top(&mut stack).push_text("\n"),
+            Event::HardBreak => top(&mut stack).push_inline(Inline::HardBreak),
+            Event::Rule => top(&mut stack).push_block(Block::Rule),
+            Event::TaskListMarker(checked) => {
+                // Inside the item (tight list) or inside its first paragraph (loose list).
+                if let Some(Frame {
+                    kind: Kind::Item { task },
+                    ..
+                }) = stack
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f.kind, Kind::Item { .. }))
+                {
+                    *task = Some(checked);
+                }
+            }
+        }
+    }
+    while stack.len() > 1 {
+        let frame = stack.pop().expect("stack has a parent");
+        close(frame, stack.last_mut().expect("stack has a root"));
+    }
+    stack
+        .pop()
+        .map(|root| finish(root.blocks, root.inlines))
+        .unwrap_or_default()
+}
+
+fn top(stack: &mut [Frame]) -> &mut Frame {
+    stack.last_mut().expect("the root frame is never popped")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+// ---------------------------------------------------------------------------------------------
+
+/// Render markdown text as view nodes. `text` may grow as a message streams.
+///
+/// Top-level blocks are keyed by (position, content hash), so while a message streams only the
+/// blocks that changed (normally the last one) are rebuilt.
+#[component]
+pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
+    let blocks = move || {
+        text.with(|t| parse(t))
+            .into_iter()
+            .enumerate()
+            .map(|(i, block)| {
+                let mut hasher = std::hash::DefaultHasher::new();
+                block.hash(&mut hasher);
+                ((i, hasher.finish()), block)
+            })
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <div class="md">
+            <For each=blocks key=|(key, _)| *key children=|(_, block)| render_block(block)/>
+        </div>
+    }
+}
+
+fn render_blocks(blocks: Vec<Block>) -> AnyView {
+    blocks
+        .into_iter()
+        .map(render_block)
+        .collect_view()
+        .into_any()
+}
+
+fn render_block(block: Block) -> AnyView {
+    match block {
+        Block::Heading { level, content } => {
+            let content = render_inlines(content);
+            match level {
+                1 => view! { <h1>{content}</h1> }.into_any(),
+                2 => view! { <h2>{content}</h2> }.into_any(),
+                3 => view! { <h3>{content}</h3> }.into_any(),
+                4 => view! { <h4>{content}</h4> }.into_any(),
+                5 => view! { <h5>{content}</h5> }.into_any(),
+                _ => view! { <h6>{content}</h6> }.into_any(),
+            }
+        }
+        Block::Paragraph(content) => view! { <p>{render_inlines(content)}</p> }.into_any(),
+        Block::Plain(content) => render_inlines(content),
+        Block::CodeBlock { lang, code } => code_block(lang, code),
+        Block::List { start, items } => {
+            let items = items.into_iter().map(render_item).collect_view();
+            match start {
+                Some(start) => {
+                    let start = (start != 1).then_some(start);
+                    view! { <ol start=start>{items}</ol> }.into_any()
+                }
+                None => view! { <ul>{items}</ul> }.into_any(),
+            }
+        }
+        Block::BlockQuote(blocks) => {
+            view! { <blockquote>{render_blocks(blocks)}</blockquote> }.into_any()
+        }
+        Block::Table {
+            alignments,
+            head,
+            rows,
+        } => {
+            let style = move |i: usize| match alignments.get(i).copied().unwrap_or(Align::None) {
+                Align::None => None,
+                Align::Left => Some("text-align:left"),
+                Align::Center => Some("text-align:center"),
+                Align::Right => Some("text-align:right"),
+            };
+            let head = head
+                .into_iter()
+                .enumerate()
+                .map(|(i, cell)| view! { <th style=style(i)>{render_inlines(cell)}</th> })
+                .collect_view();
+            let rows = rows
+                .into_iter()
+                .map(|row| {
+                    let cells = row
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, cell)| view! { <td style=style(i)>{render_inlines(cell)}</td> })
+                        .collect_view();
+                    view! { <tr>{cells}</tr> }
+                })
+                .collect_view();
+            view! {
+                <div class="md-table-wrap">
+                    <table>
+                        <thead><tr>{head}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any()
+        }
+        Block::Rule => view! { <hr/> }.into_any(),
+        Block::RawHtml(html) => view! { <div class="md-raw-html">{html}</div> }.into_any(),
+    }
+}
+
+fn render_item(item: ListItem) -> AnyView {
+    let blocks = render_blocks(item.blocks);
+    match item.task {
+        Some(checked) => view! {
+            <li class="task-list-item">
+                <input type="checkbox" disabled=true checked=checked/>
+                " "
+                {blocks}
+            </li>
+        }
+        .into_any(),
+        None => view! { <li>{blocks}</li> }.into_any(),
+    }
+}
+
+fn render_inlines(inlines: Vec<Inline>) -> AnyView {
+    inlines
+        .into_iter()
+        .map(render_inline)
+        .collect_view()
+        .into_any()
+}
+
+fn render_inline(inline: Inline) -> AnyView {
+    match inline {
+        Inline::Text(text) => text.into_any(),
+        Inline::Code(code) => view! { <code>{code}</code> }.into_any(),
+        Inline::Emphasis(c) => view! { <em>{render_inlines(c)}</em> }.into_any(),
+        Inline::Strong(c) => view! { <strong>{render_inlines(c)}</strong> }.into_any(),
+        Inline::Strikethrough(c) => view! { <del>{render_inlines(c)}</del> }.into_any(),
+        Inline::Link {
+            href,
+            title,
+            content,
+        } => view! {
+            <a href=href title=title target="_blank" rel=LINK_REL>{render_inlines(content)}</a>
+        }
+        .into_any(),
+        Inline::Image { alt, url, href } => {
+            let label = if alt.is_empty() {
+                "[image]".to_owned()
+            } else {
+                format!("[image: {alt}]")
+            };
+            let label = match href {
+                Some(href) => view! {
+                    <a href=href target="_blank" rel=LINK_REL>{label}</a>
+                }
+                .into_any(),
+                None => label.into_any(),
+            };
+            let shown = shorten(&url, MAX_SHOWN_URL);
+            view! {
+                <span class="md-image" title=url>
+                    {label}
+                    " "
+                    <span class="md-image-url">"(" {shown} ")"</span>
+                </span>
+            }
+            .into_any()
+        }
+        Inline::HardBreak => view! { <br/> }.into_any(),
+    }
+}
+
+/// At most `max` characters of `s`, with an ellipsis when shortened.
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// The state of a code block's Copy button.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CopyState {
+    Idle,
+    /// Copied by the click with this id.
+    Copied(u32),
+    /// The clipboard is unavailable or refused (click id).
+    Failed(u32),
+}
+
+fn code_block(lang: Option<String>, code: String) -> AnyView {
+    let state = RwSignal::new(CopyState::Idle);
+    let class = lang.as_ref().map(|l| format!("language-{l}"));
+    let label = lang.unwrap_or_default();
+    let on_copy = {
+        let code = code.clone();
+        move |_: leptos::ev::MouseEvent| {
+            #[cfg(feature = "hydrate")]
+            copy_to_clipboard(&code, state);
+            #[cfg(not(feature = "hydrate"))]
+            let _ = (&code, state);
+        }
+    };
+    let button_text = move || match state.get() {
+        CopyState::Idle => "Copy",
+        CopyState::Copied(_) => "Copied",
+        CopyState::Failed(_) => "Copy failed",
+    };
+    view! {
+        <div class="md-code">
+            <div class="md-code-header">
+                <span class="md-code-lang">{label}</span>
+                <button type="button" class="md-copy" aria-label="Copy code" on:click=on_copy>
+                    {button_text}
+                </button>
+            </div>
+            <pre><code class=class>{code}</code></pre>
+        </div>
+    }
+    .into_any()
+}
+
+/// Copies `text` with the async clipboard API; shows "Copied" (or "Copy failed") for 1.5 s.
+#[cfg(feature = "hydrate")]
+fn copy_to_clipboard(text: &str, state: RwSignal<CopyState>) {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::Duration;
+    use wasm_bindgen::JsValue;
+
+    static CLICKS: AtomicU32 = AtomicU32::new(0);
+    let click = CLICKS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+    let finish = move |ok: bool| {
+        state.try_set(if ok {
+            CopyState::Copied(click)
+        } else {
+            CopyState::Failed(click)
+        });
+        set_timeout(
+            move || {
+                // Only the latest click resets the label.
+                if matches!(state.try_get_untracked(),
+                    Some(CopyState::Copied(c) | CopyState::Failed(c)) if c == click)
+                {
+                    state.try_set(CopyState::Idle);
+                }
+            },
+            Duration::from_millis(1500),
+        );
+    };
+
+    let Some(window) = web_sys::window() else {
+        return finish(false);
+    };
+    let navigator = window.navigator();
+    // `navigator.clipboard` is undefined outside secure contexts: calling it would throw.
+    let available = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .map(|c| !c.is_undefined() && !c.is_null())
+        .unwrap_or(false);
+    if !available {
+        return finish(false);
+    }
+    let promise = navigator.clipboard().write_text(text);
+    leptos::task::spawn_local(async move {
+        let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        finish(ok);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Inline {
+        Inline::Text(s.to_owned())
+    }
+    fn para(s: &str) -> Block {
+        Block::Paragraph(vec![text(s)])
+    }
+    fn plain(s: &str) -> Block {
+        Block::Plain(vec![text(s)])
+    }
+    fn item(blocks: Vec<Block>) -> ListItem {
+        ListItem { task: None, blocks }
+    }
+    fn list(start: Option<u64>, items: Vec<ListItem>) -> Block {
+        Block::List { start, items }
+    }
+    fn heading(level: u8, s: &str) -> Block {
+        let content = vec![text(s)];
+        Block::Heading { level, content }
+    }
+    fn code(lang: Option<&str>, code: &str) -> Block {
+        let lang = lang.map(str::to_owned);
+        let code = code.to_owned();
+        Block::CodeBlock { lang, code }
+    }
+    fn inlines(blocks: &[Block]) -> &[Inline] {
+        match blocks.first() {
+            Some(Block::Paragraph(inl)) => inl,
+            other => panic!("not a paragraph: {other:?}"),
+        }
+    }
+
+    /// Every link and image href in the tree.
+    fn hrefs(blocks: &[Block]) -> Vec<String> {
+        fn inl(inlines: &[Inline], out: &mut Vec<String>) {
+            for i in inlines {
+                match i {
+                    Inline::Link { href, content, .. } => {
+                        out.push(href.clone());
+                        inl(content, out);
+                    }
+                    Inline::Image { href: Some(h), .. } => out.push(h.clone()),
+                    Inline::Emphasis(c) | Inline::Strong(c) | Inline::Strikethrough(c) => {
+                        inl(c, out)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        fn blk(blocks: &[Block], out: &mut Vec<String>) {
+            for b in blocks {
+                match b {
+                    Block::Heading { content: c, .. } | Block::Paragraph(c) | Block::Plain(c) => {
+                        inl(c, out)
+                    }
+                    Block::List { items, .. } => items.iter().for_each(|i| blk(&i.blocks, out)),
+                    Block::BlockQuote(b) => blk(b, out),
+                    Block::Table { head, rows, .. } => {
+                        head.iter().for_each(|c| inl(c, out));
+                        rows.iter().flatten().for_each(|c| inl(c, out));
+                    }
+                    Block::CodeBlock { .. } | Block::Rule | Block::RawHtml(_) => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        blk(blocks, &mut out);
+        out
+    }
+
+    #[test]
+    fn headings() {
+        let blocks = parse("# One\n## Two\n###### Six\n####### seven");
+        let expected = vec![
+            heading(1, "One"),
+            heading(2, "Two"),
+            heading(6, "Six"),
+            para("####### seven"),
+        ];
+        assert_eq!(blocks, expected);
+    }
+
+    #[test]
+    fn paragraphs_and_breaks() {
+        let blocks = parse("a\nb  \nc\\\nd\n\nsecond");
+        let first = Block::Paragraph(vec![
+            text("a\nb"),
+            Inline::HardBreak,
+            text("c"),
+            Inline::HardBreak,
+            text("d"),
+        ]);
+        assert_eq!(blocks, vec![first, para("second")]);
+    }
+
+    #[test]
+    fn emphasis_strong_strike_code() {
+        let blocks = parse("*em* **strong** ~~del~~ `co*de*` ***both***");
+        let inl = inlines(&blocks);
+        assert_eq!(inl[0], Inline::Emphasis(vec![text("em")]));
+        assert_eq!(inl[2], Inline::Strong(vec![text("strong")]));
+        assert_eq!(inl[4], Inline::Strikethrough(vec![text("del")]));
+        assert_eq!(inl[6], Inline::Code("co*de*".into()));
+        let both = Inline::Emphasis(vec![Inline::Strong(vec![text("both")])]);
+        assert_eq!(inl[8], both);
+    }
+
+    #[test]
+    fn code_blocks() {
+        let blocks = parse("```rust title=x\nfn main() {}\n```\n\n    indented\n");
+        let expected = vec![
+            code(Some("rust"), "fn main() {}\n"),
+            code(None, "indented\n"),
+        ];
+        assert_eq!(blocks, expected);
+        // The language is sanitised (it ends up in a class attribute).
+        let blocks = parse("```c\"><script>\nx\n```");
+        assert_eq!(blocks, vec![code(Some("cscript"), "x\n")]);
+        // Markdown inside a code block stays literal.
+        let blocks = parse("```\n# not a heading <b>\n```");
+        assert_eq!(blocks, vec![code(None, "# not a heading <b>\n")]);
+    }
+
+    #[test]
+    fn unterminated_fence_while_streaming() {
+        let blocks = parse("Look:\n```python\nprint(1)\nprint(");
+        let expected = vec![para("Look:"), code(Some("python"), "print(1)\nprint(")];
+        assert_eq!(blocks, expected);
+        // Every prefix of a document parses without panicking.
+        let doc = "# T\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n- [x] done\n  1. n\n\n> q `c`\n\n\
+                   ```rs\nx\n```\n[l](http://e.com) ![i](https://e.com/i.png) <b>h</b> [^1]\n\n\
+                   [^1]: note\n\n$x$ <!-- c";
+        for (i, _) in doc.char_indices() {
+            parse(&doc[..i]);
+        }
+    }
+
+    #[test]
+    fn nested_lists() {
+        let blocks = parse("- a\n  - b\n    - c\n- d\n\n3. x\n4. y\n");
+        let inner = list(None, vec![item(vec![plain("c")])]);
+        let middle = list(None, vec![item(vec![plain("b"), inner])]);
+        let expected = vec![
+            list(
+                None,
+                vec![item(vec![plain("a"), middle]), item(vec![plain("d")])],
+            ),
+            list(
+                Some(3),
+                vec![item(vec![plain("x")]), item(vec![plain("y")])],
+            ),
+        ];
+        assert_eq!(blocks, expected);
+    }
+
+    #[test]
+    fn loose_list_has_paragraphs() {
+        let blocks = parse("1. a\n\n2. b\n");
+        let expected = vec![list(
+            Some(1),
+            vec![item(vec![para("a")]), item(vec![para("b")])],
+        )];
+        assert_eq!(blocks, expected);
+    }
+
+    #[test]
+    fn task_lists() {
+        let blocks = parse("- [ ] todo\n- [x] done\n- plain\n\n* [X] loose\n\n* [ ] two\n");
+        let task = |checked, blocks| ListItem {
+            task: Some(checked),
+            blocks,
+        };
+        let expected = vec![
+            list(
+                None,
+                vec![
+                    task(false, vec![plain("todo")]),
+                    task(true, vec![plain("done")]),
+                    item(vec![plain("plain")]),
+                ],
+            ),
+            list(
+                None,
+                vec![
+                    task(true, vec![para("loose")]),
+                    task(false, vec![para("two")]),
+                ],
+            ),
+        ];
+        assert_eq!(blocks, expected);
+    }
+
+    #[test]
+    fn tables() {
+        let blocks = parse("| a | *b* | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n| x |\n");
+        let cell = |s: &str| vec![text(s)];
+        let expected = vec![Block::Table {
+            alignments: vec![Align::Left, Align::Center, Align::Right, Align::None],
+            head: vec![
+                cell("a"),
+                vec![Inline::Emphasis(vec![text("b")])],
+                cell("c"),
+                cell("d"),
+            ],
+            rows: vec![
+                vec![cell("1"), cell("2"), cell("3"), cell("4")],
+                vec![cell("x"), vec![], vec![], vec![]],
+            ],
+        }];
+        assert_eq!(blocks, expected);
+        // While streaming, a header without its delimiter row is just a paragraph...
+        assert_eq!(parse("| a | b |\n|--"), vec![para("| a | b |\n|--")]);
+        // ...and a table with a partial row is a table.
+        let blocks = parse("| a | b |\n|--|--|\n| 1");
+        assert!(
+            matches!(&blocks[..], [Block::Table { rows, .. }] if rows.len() == 1),
+            "{blocks:?}"
+        );
+    }
+
+    #[test]
+    fn block_quotes_and_rules() {
+        let blocks = parse("> quoted\n> > nested\n\n---\n\nafter");
+        let quote = Block::BlockQuote(vec![
+            para("quoted"),
+            Block::BlockQuote(vec![para("nested")]),
+        ]);
+        assert_eq!(blocks, vec![quote, Block::Rule, para("after")]);
+    }
+
+    #[test]
+    fn links() {
+        let blocks = parse(
+            "[a](https://x.org \"T\") [b](/rel) [c](#frag) [d](mailto:me@x.org) \
+             <http://auto.org> <me@x.org> [e](HTTP://UP.org) [f](rel/a:b) [g](//host/p) \
+             [h][r]\n\n[r]: https://ref.org",
+        );
+        let expected = [
+            "https://x.org",
+            "/rel",
+            "#frag",
+            "mailto:me@x.org",
+            "http://auto.org",
+            "mailto:me@x.org",
+            "HTTP://UP.org",
+            "rel/a:b",
+            "//host/p",
+            "https://ref.org",
+        ];
+        assert_eq!(hrefs(&blocks), expected);
+        let first = Inline::Link {
+            href: "https://x.org".into(),
+            title: Some("T".into()),
+            content: vec![text("a")],
+        };
+        assert_eq!(inlines(&blocks)[0], first);
+    }
+
+    #[test]
+    fn images_are_text() {
+        let blocks = parse("![a *cat*](https://x.org/c.png) ![](data:image/png;base64,AAA)");
+        let inl = inlines(&blocks);
+        let cat = Inline::Image {
+            alt: "a cat".into(),
+            url: "https://x.org/c.png".into(),
+            href: Some("https://x.org/c.png".into()),
+        };
+        assert_eq!(inl[0], cat);
+        let data = Inline::Image {
+            alt: String::new(),
+            url: "data:image/png;base64,AAA".into(),
+            href: None,
+        };
+        assert_eq!(inl[2], data);
+        assert_eq!(shorten("abcdef", 3), "abc…");
+        assert_eq!(shorten("ééé", 3), "ééé");
+    }
+
+    #[test]
+    fn url_policy() {
+        let allowed = [
+            "http://a",
+            "https://a",
+            "HtTpS://a",
+            "mailto:a@b",
+            "/x",
+            "x/y",
+            "#f",
+            "?q=1",
+            "//h",
+            "./a:b",
+            " https://a ",
+        ];
+        for url in allowed {
+            assert!(sanitize_url(url).is_some(), "{url}");
+        }
+        let refused = [
+            "javascript:alert(1)",
+            " JAVASCRIPT:alert(1)",
+            "\u{1}javascript:x",
+            "\u{a0}javascript:x",
+            "java\tscript:x",
+            "java\nscript:x",
+            "jav\u{0}ascript:x",
+            "data:text/html,x",
+            "vbscript:x",
+            "file:///etc/passwd",
+            "ftp://x",
+            "unknown:x",
+            "",
+            "  ",
+        ];
+        for url in refused {
+            assert_eq!(sanitize_url(url), None, "{url:?}");
+        }
+        assert_eq!(sanitize_url(" h\tttp://a\n"), Some("http://a".into()));
+    }
+
+    const ATTACKS: &[&str] = &[
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        "[x](javascript:alert(1))",
+        "[x]( JAVASCRIPT:alert(1))",
+        "[x](data:text/html,<script>)",
+        "![i](javascript:alert(1))",
+        "<javascript:alert(1)>",
+        "[x](&#106;avascript:alert(1))",
+        "[x](java&#9;script:alert(1))",
+        "[x][r]\n\n[r]: vbscript:msgbox",
+        "text <b onclick=alert(1)>bold</b> <script>alert(2)</script>",
+        "- <iframe src=\"javascript:alert(1)\"></iframe>\n- x",
+        "| <svg onload=alert(1)> |\n|---|\n| [x](javascript:y) |",
+    ];
+
+    #[test]
+    fn no_dangerous_links() {
+        for md in ATTACKS {
+            for href in hrefs(&parse(md)) {
+                let lower = href.to_ascii_lowercase();
+                assert!(
+                    lower.starts_with("http:")
+                        || lower.starts_with("https:")
+                        || lower.starts_with("mailto:")
+                        || !lower.contains(':'),
+                    "{md}: {href}"
+                );
+            }
+        }
+        // Forbidden links keep only their text.
+        assert_eq!(parse("[x](javascript:alert(1))"), vec![para("x")]);
+        assert_eq!(parse("[x]( JAVASCRIPT:alert(1))"), vec![para("x")]);
+        assert_eq!(parse("[x](data:text/html,<script>)"), vec![para("x")]);
+        assert_eq!(parse("[x](&#106;avascript:alert(1))"), vec![para("x")]);
+        assert_eq!(
+            parse("<javascript:alert(1)>"),
+            vec![para("javascript:alert(1)")]
+        );
+        let image = Inline::Image {
+            alt: "i".into(),
+            url: "javascript:alert(1)".into(),
+            href: None,
+        };
+        assert_eq!(
+            parse("![i](javascript:alert(1))"),
+            vec![Block::Paragraph(vec![image])]
+        );
+    }
+
+    #[test]
+    fn raw_html_is_text() {
+        let raw = |s: &str| vec![Block::RawHtml(s.to_owned())];
+        let script = "<script>alert(1)</script>";
+        assert_eq!(parse(script), raw(script));
+        let img = "<img src=x onerror=alert(1)>";
+        assert_eq!(parse(img), raw(img));
+        let inline = "a <b onclick=x>b</b> c";
+        assert_eq!(parse(inline), vec![para(inline)]);
+    }
+
+    #[test]
+    fn large_message_parses_quickly() {
+        let chunk = "## Section\n\nSome *text* with `code` and a [link](https://e.com).\n\n\
+                     - item one\n- item **two**\n\n```rust\nfn f() -> u32 { 42 }\n```\n\n\
+                     | a | b |\n|---|---|\n| 1 | 2 |\n\n";
+        let doc = chunk.repeat(50_000 / chunk.len() + 1);
+        assert!(doc.len() >= 50_000);
+        let start = std::time::Instant::now();
+        let blocks = parse(&doc);
+        let elapsed = start.elapsed();
+        assert!(blocks.len() > 100);
+        // Generous bound for unoptimised builds on shared machines.
+        assert!(elapsed.as_millis() < 500, "{elapsed:?}");
+    }
+
+    #[cfg(feature = "ssr")]
+    fn render(md: &str) -> String {
+        let md = md.to_owned();
+        Owner::new().with(|| view! { <Markdown text=Signal::stored(md)/> }.to_html())
+    }
+
+    /// The tags of rendered HTML (every literal `<` of rendered text is escaped, so each
+    /// `<` starts a real tag).
+    #[cfg(feature = "ssr")]
+    fn tags(html: &str) -> Vec<&str> {
+        html.split('<')
+            .skip(1)
+            .map(|t| t.split('>').next().unwrap_or(t))
+            .collect()
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn ssr_escapes_untrusted_input() {
+        for md in ATTACKS {
+            let html = render(md);
+            assert!(html.starts_with("<div class=\"md\">"), "{html}");
+            for tag in tags(&html) {
+                let tag = tag.to_ascii_lowercase();
+                let name = tag.split([' ', '/']).next().unwrap_or("");
+                assert!(
+                    !["script", "img", "iframe", "svg", "b"].contains(&name),
+                    "{md}: <{tag}> in {html}"
+                );
+                for bad in [
+                    "onerror",
+                    "onclick",
+                    "onload",
+                    "src=",
+                    "javascript:",
+                    "data:",
+                ] {
+                    assert!(!tag.contains(bad), "{md}: <{tag}> in {html}");
+                }
+            }
+        }
+        let html = render("<script>alert(1)</script>");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        let html = render("<img src=x onerror=alert(1)>");
+        assert!(
+            html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{html}"
+        );
+        let html = render("x <script>alert(1)</script>");
+        assert!(html.contains("x &lt;script&gt;"), "{html}");
+        let html = render("[x](javascript:alert(1))");
+        assert!(!html.contains("<a"), "{html}");
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn ssr_renders_constructs() {
+        let html = render(
+            "# Title\n\n| h1 | h2 |\n|:-:|---|\n| a | b |\n\n```rust\nlet x = 1 < 2;\n```\n\n\
+             - [x] done\n- [ ] todo\n\n5. five\n\n> quote\n\n---\n\n[link](https://e.com) \
+             ![alt](https://e.com/i.png) *em* **st** ~~del~~ `c` line  \nbreak",
+        );
+        let expect = [
+            "<h1>Title",
+            "<table><thead><tr><th style=\"text-align:center;\">h1",
+            "<th>h2",
+            "<tbody><tr><td style=\"text-align:center;\">a",
+            "<div class=\"md-code\"><div class=\"md-code-header\">\
+             <span class=\"md-code-lang\">rust</span>",
+            "<button type=\"button\" aria-label=\"Copy code\" class=\"md-copy\">Copy</button>",
+            "<pre><code class=\"language-rust\">let x = 1 &lt; 2;\n</code></pre>",
+            "<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked>",
+            "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> ",
+            "<ol start=\"5\"><li>five",
+            "<blockquote><p>quote",
+            "<hr>",
+            "<a href=\"https://e.com\" target=\"_blank\" rel=\"noopener noreferrer nofollow\">link",
+            "[image: alt]",
+            "<span class=\"md-image-url\">(",
+            "<em>em",
+            "<strong>st",
+            "<del>del",
+            "<code>c</code>",
+            "line<br>break",
+        ];
+        for e in expect {
+            assert!(html.contains(e), "missing {e:?} in {html}");
+        }
+        assert!(!html.contains("<img"), "{html}");
+        // A code block without a language has no class and an empty label.
+        let html = render("```\nplain\n```");
+        assert!(html.contains("<pre><code>plain\n</code></pre>"), "{html}");
+    }
+}

@@ -1,0 +1,137 @@
+//! A collapsible JSON tree view, built from `<details>`/`<summary>` so it folds without script
+//! (and before hydration). The fallback of the render-hint registry; reusable by any panel.
+//!
+//! Containers at depth `>= collapsed_depth` start folded (the root is depth 0). Containers show at
+//! most [`MAX_CHILDREN`] entries, then "… n more"; beyond [`MAX_DEPTH`] a value is shown as compact
+//! JSON text. All text goes in as text nodes.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+/// Containers at this depth and deeper start folded unless `collapsed_depth` says otherwise.
+pub const DEFAULT_COLLAPSED_DEPTH: usize = 2;
+/// Entries shown per object or array.
+pub const MAX_CHILDREN: usize = 500;
+/// Nesting shown as a tree; deeper values are shown as compact JSON text.
+pub const MAX_DEPTH: usize = 64;
+
+/// A collapsible tree view of `value`.
+#[component]
+pub fn JsonView(
+    /// The value to show.
+    #[prop(into)]
+    value: Signal<Value>,
+    /// Containers at this depth and deeper start folded (root = 0; default
+    /// [`DEFAULT_COLLAPSED_DEPTH`]).
+    #[prop(optional)]
+    collapsed_depth: Option<usize>,
+) -> impl IntoView {
+    let collapsed_depth = collapsed_depth.unwrap_or(DEFAULT_COLLAPSED_DEPTH);
+    view! { <div class="json-view">{move || value.with(|v| json_tree(v, collapsed_depth))}</div> }
+}
+
+/// The tree of `value`, not wrapped (for callers that do their own container).
+pub fn json_tree(value: &Value, collapsed_depth: usize) -> AnyView {
+    node(Key::Root, value, 0, collapsed_depth)
+}
+
+enum Key<'a> {
+    Root,
+    Name(&'a str),
+    Index(usize),
+}
+
+fn key_view(key: Key<'_>) -> AnyView {
+    match key {
+        Key::Root => ().into_any(),
+        Key::Name(name) => {
+            let quoted = serde_json::to_string(name).unwrap_or_default();
+            view! { <span class="json-key">{quoted}</span><span class="json-punct">": "</span> }
+                .into_any()
+        }
+        Key::Index(i) => {
+            view! { <span class="json-index">{i}</span><span class="json-punct">": "</span> }
+                .into_any()
+        }
+    }
+}
+
+fn node(key: Key<'_>, value: &Value, depth: usize, collapsed_depth: usize) -> AnyView {
+    let (open, close, count, children): (&str, &str, String, Vec<AnyView>) = match value {
+        Value::Array(items) if !items.is_empty() && depth < MAX_DEPTH => {
+            let children = items
+                .iter()
+                .take(MAX_CHILDREN)
+                .enumerate()
+                .map(|(i, v)| node(Key::Index(i), v, depth + 1, collapsed_depth))
+                .collect();
+            (
+                "[",
+                "]",
+                plural(items.len(), "item", "items"),
+                with_more(children, items.len()),
+            )
+        }
+        Value::Object(map) if !map.is_empty() && depth < MAX_DEPTH => {
+            let children = map
+                .iter()
+                .take(MAX_CHILDREN)
+                .map(|(k, v)| node(Key::Name(k), v, depth + 1, collapsed_depth))
+                .collect();
+            (
+                "{",
+                "}",
+                plural(map.len(), "key", "keys"),
+                with_more(children, map.len()),
+            )
+        }
+        scalar => {
+            let (class, text) = scalar_parts(scalar);
+            return view! { <div class="json-row">{key_view(key)}<span class=class>{text}</span></div> }
+                .into_any();
+        }
+    };
+    let is_open = depth < collapsed_depth;
+    let ellipsis = format!("…{close}");
+    view! {
+        <details class="json-node" open=is_open>
+            <summary>
+                {key_view(key)}
+                <span class="json-punct">{open}</span>
+                <span class="json-ellipsis">{ellipsis}</span>
+                <span class="json-count">{count}</span>
+            </summary>
+            <div class="json-children">{children}</div>
+            <div class="json-punct json-close">{close}</div>
+        </details>
+    }
+    .into_any()
+}
+
+fn with_more(mut children: Vec<AnyView>, total: usize) -> Vec<AnyView> {
+    if total > MAX_CHILDREN {
+        let more = format!("… {} more", total - MAX_CHILDREN);
+        children.push(view! { <div class="json-more">{more}</div> }.into_any());
+    }
+    children
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// CSS class and text of a value shown on one line (scalars, empty containers, too-deep values).
+fn scalar_parts(value: &Value) -> (&'static str, String) {
+    match value {
+        Value::Null => ("json-null", "null".into()),
+        Value::Bool(b) => ("json-bool", b.to_string()),
+        Value::Number(n) => ("json-number", n.to_string()),
+        Value::String(s) => (
+            "json-string",
+            serde_json::to_string(s).unwrap_or_default(),
+        ),
+        Value::Array(a) if a.is_empty() => ("json-punct", "[]".into()),
+        Value::Object(o) if o.is_empty() => ("json-punct", "{}".into()),
+        deep => ("json-deep", deep.to_string()),
+    }
+}
