@@ -270,12 +270,50 @@ async fn backend_tool_streams_the_tool_call_lifecycle() {
         "{result}"
     );
     let p = read_back(&reply);
-    eprintln!("{}\n{:#?}", reply.text(), p.conversation.messages);
     assert!(p
         .conversation
         .messages
         .iter()
         .any(|m| matches!(m, Message::Tool(t) if start["toolCallId"] == t.tool_call_id.as_str())));
+}
+
+/// Every demo scenario that ends on its own (not `approval`, which waits for an answer) streams
+/// something our inbound pipeline reads back as a complete run.
+#[tokio::test]
+async fn every_scenario_reads_back_as_a_complete_run() {
+    let addr = start(&[]).await;
+    let scenarios = [
+        "chat",
+        "backend_tool",
+        "hitl",
+        "interrupt",
+        "agentic_ui",
+        "tool_ui",
+        "shared_state",
+        "predictive_state",
+        "reasoning",
+        "activities",
+        "subagents",
+        "render_hints",
+        "multimodal",
+        "error",
+        "full",
+        "long 50",
+    ];
+    for scenario in scenarios {
+        let body = json!({"messages": [{"role": "user", "content": scenario}]});
+        let reply = post_json(addr, "/agent/agent/stream", body).await;
+        assert_eq!(reply.status, 200, "{scenario}");
+        let frames = reply.frames();
+        let last = frames.last().unwrap();
+        let last_data = data(last);
+        if last.event.as_deref() == Some("error") {
+            assert_eq!(scenario, "error", "{scenario}: {last_data}");
+        } else {
+            assert_eq!(last_data["type"], "complete", "{scenario}");
+        }
+        read_back(&reply);
+    }
 }
 
 #[tokio::test]

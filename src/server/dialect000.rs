@@ -4,7 +4,7 @@
 //! It is the inverse of the inbound translation in `crate::protocol::dialect` as far as the
 //! dialect allows: translating our output back in yields 1.1 events that reduce to the same
 //! messages (roles, texts, tool calls and results, reasoning). What the dialect cannot say is
-//! lost, and documented in `docs/dialects.md`:
+//! lost:
 //! - text message ids and boundaries (consecutive assistant messages of the same speaker merge
 //!   into one on the way back), `parentMessageId` of tool calls, run ids;
 //! - state, activities, messages snapshots, custom and raw events, subagent lifecycle,
