@@ -4,6 +4,8 @@
 //! `server` is the axum side (feature `ssr`); `ui` renders on both sides; `client` is the
 //! browser transport (feature `hydrate`).
 
+#![recursion_limit = "256"]
+
 pub mod client;
 pub mod protocol;
 pub mod ui;

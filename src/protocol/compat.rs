@@ -9,7 +9,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::types::PROTOCOL_VERSION;
+use super::event::{Event, EventKind};
+use super::types::{Content, Message, RunOutcome, PROTOCOL_VERSION};
 
 /// A protocol version as `(major, minor, patch)`; "1.1" is `(1, 1, 0)`.
 pub type Version = (u32, u32, u32);
@@ -29,6 +30,87 @@ pub fn parse_version(v: &str) -> Option<Version> {
 pub const V1_0: Version = (1, 0, 0);
 /// The first version with multimodal content parts.
 const V0_0_40: Version = (0, 0, 40);
+
+/// The first version with `encryptedValueType`.
+const V1_1: Version = (1, 1, 0);
+
+/// Rewrite an event we produce for a peer that declared an older protocol version in its
+/// `RunAgentInput`, so it receives only what its version defines (a party that knows its peer
+/// is older MAY translate for it). `None` drops the event. Current peers get events unchanged.
+pub fn downgrade_event(mut event: Event, peer: Version) -> Option<Event> {
+    if peer >= V1_1 {
+        return Some(event);
+    }
+    let pre_1_0 = peer < V1_0;
+    if pre_1_0 {
+        event.subagent_run_id = None;
+    }
+    match &mut event.kind {
+        EventKind::RunStarted {
+            protocol_version, ..
+        } => {
+            *protocol_version = (!pre_1_0).then(|| "1.0".to_string());
+        }
+        EventKind::ReasoningEncryptedValue {
+            encrypted_value_type,
+            ..
+        } => *encrypted_value_type = None,
+        EventKind::MessagesSnapshot { messages } => {
+            for m in messages.iter_mut() {
+                downgrade_message(m, pre_1_0);
+            }
+        }
+        EventKind::SubagentStarted { .. }
+        | EventKind::SubagentFinished { .. }
+        | EventKind::SubagentError { .. }
+            if pre_1_0 =>
+        {
+            return None
+        }
+        EventKind::RunFinished { outcome, .. } if pre_1_0 => {
+            // 0.0.x knows success and interrupt only, and success without pending ids.
+            if matches!(
+                outcome,
+                Some(RunOutcome::Cancelled) | Some(RunOutcome::Success { .. })
+            ) {
+                *outcome = None;
+            }
+        }
+        EventKind::ToolCallResult { content, .. } if pre_1_0 => {
+            if let Content::Parts(_) = content {
+                *content = Content::Text(content.text());
+            }
+        }
+        _ => {}
+    }
+    Some(event)
+}
+
+fn downgrade_message(m: &mut Message, pre_1_0: bool) {
+    match m {
+        Message::Developer(x) | Message::System(x) => x.encrypted_value_type = None,
+        Message::Assistant(x) => {
+            x.encrypted_value_type = None;
+            for c in x.tool_calls.iter_mut().flatten() {
+                c.encrypted_value_type = None;
+            }
+        }
+        Message::User(x) => x.encrypted_value_type = None,
+        Message::Tool(x) => {
+            x.encrypted_value_type = None;
+            if pre_1_0 {
+                if let Content::Parts(_) = &x.content {
+                    x.content = Content::Text(x.content.text());
+                }
+            }
+        }
+        Message::Reasoning(x) => x.encrypted_value_type = None,
+        Message::Activity(_) => {}
+    }
+    if pre_1_0 {
+        *m.subagent_run_id_mut() = None;
+    }
+}
 
 /// Prepare a `RunAgentInput` (as JSON) for sending to a peer that speaks at most `max_version`
 /// (None: a current 1.1 peer). Returns the body to send and warnings.
@@ -169,6 +251,36 @@ mod tests {
             json!([{"id": "u", "role": "user", "content": "What?"}])
         );
         assert!(w[0].contains("DROPS non-text parts"));
+    }
+
+    #[test]
+    fn a_1_0_peer_gets_1_0_events() {
+        let e = Event::from_value(
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "protocolVersion": "1.1"}),
+        )
+        .unwrap();
+        let d = downgrade_event(e, (1, 0, 0)).unwrap();
+        assert_eq!(d.to_value()["protocolVersion"], "1.0");
+        let e = Event::from_value(
+            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message",
+            "entityId": "m", "encryptedValue": "x", "encryptedValueType": "t"}),
+        )
+        .unwrap();
+        assert!(downgrade_event(e, (1, 0, 0))
+            .unwrap()
+            .to_value()
+            .get("encryptedValueType")
+            .is_none());
+        let e = Event::from_value(
+            json!({"type": "SUBAGENT_STARTED", "subagentRunId": "s", "name": "n"}),
+        )
+        .unwrap();
+        assert!(downgrade_event(e.clone(), (1, 0, 0)).is_some());
+        assert!(downgrade_event(e.clone(), (0, 0, 58)).is_none());
+        assert_eq!(
+            downgrade_event(e, (1, 1, 0)).map(|e| e.type_name()),
+            Some("SUBAGENT_STARTED")
+        );
     }
 
     #[test]

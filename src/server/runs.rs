@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::protocol::compat::{downgrade_event, parse_version, Version};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
@@ -108,6 +109,7 @@ impl Runs {
             runs: self.clone(),
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
+            peer: input.protocol_version.as_deref().and_then(parse_version),
         };
         self.begin_thread(&input);
         let ctx = RunContext::new(input, settings, cancel.clone(), sink, self.clone());
@@ -286,6 +288,8 @@ pub struct RunSink {
     runs: Arc<Runs>,
     thread_id: String,
     run_id: String,
+    /// The protocol version the client declared; older peers get downgraded events.
+    peer: Option<Version>,
 }
 
 impl RunSink {
@@ -294,6 +298,13 @@ impl RunSink {
             event.timestamp = Some(now_ms());
         }
         self.runs.publish(&self.thread_id, &self.run_id, &event);
+        let event = match self.peer {
+            Some(v) => match downgrade_event(event, v) {
+                Some(e) => e,
+                None => return,
+            },
+            None => event,
+        };
         if let Some(tx) = &self.tx {
             if tx.send(event).await.is_err() {
                 // The client went away; its stream guard has cancelled the run.

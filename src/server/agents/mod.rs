@@ -114,6 +114,7 @@ pub struct RunContext {
     pub(crate) sink: RunSink,
     pub(crate) runs: Arc<Runs>,
     next_id: u64,
+    waits: std::collections::HashMap<String, tokio::sync::oneshot::Receiver<Value>>,
 }
 
 impl RunContext {
@@ -132,6 +133,7 @@ impl RunContext {
             sink,
             runs,
             next_id: 0,
+            waits: std::collections::HashMap::new(),
         }
     }
 
@@ -199,13 +201,26 @@ impl RunContext {
         }
     }
 
+    /// Start accepting an answer to `tool_call_id` now, before the client can see the call end,
+    /// so an answer that comes back very fast is not refused. `wait_tool_result` then waits.
+    pub fn expect_tool_result(&mut self, tool_call_id: &str) {
+        if !self.waits.contains_key(tool_call_id) {
+            let rx =
+                self.runs
+                    .register_wait(tool_call_id, &self.input.thread_id, &self.input.run_id);
+            self.waits.insert(tool_call_id.to_string(), rx);
+        }
+    }
+
     /// Wait, with the stream open, for `POST /api/ag-ui/tool-result` to answer `tool_call_id`.
     /// Ends with `Cancelled` on abort and with a `APPROVAL_TIMEOUT` failure after the configured
     /// timeout.
     pub async fn wait_tool_result(&mut self, tool_call_id: &str) -> Result<Value, AgentError> {
+        self.expect_tool_result(tool_call_id);
         let rx = self
-            .runs
-            .register_wait(tool_call_id, &self.input.thread_id, &self.input.run_id);
+            .waits
+            .remove(tool_call_id)
+            .expect("registered just above");
         let timeout = self.settings.approval_timeout;
         let result = tokio::select! {
             _ = self.cancel.cancelled() => Err(AgentError::Cancelled),

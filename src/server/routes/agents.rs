@@ -52,7 +52,15 @@ pub fn parse_run_input(value: Value) -> Result<RunAgentInput, ApiError> {
             "a RunAgentInput must be a JSON object".into(),
         ));
     }
+    // The declared version is the peer's: keep it as sent (prepare_request would set ours).
+    let declared = value.get("protocolVersion").cloned();
     let (mut value, _) = prepare_request(value, None);
+    match declared {
+        Some(v) => value["protocolVersion"] = v,
+        None => {
+            value.as_object_mut().map(|o| o.remove("protocolVersion"));
+        }
+    }
     if let Some(Value::Array(msgs)) = value.get_mut("messages") {
         strip_unknown_parts_in_messages(msgs, "/messages", &mut Vec::new());
     }
