@@ -39,7 +39,10 @@ pub fn parse(props: &Value) -> Result<CardProps, String> {
     let body = opt_str(obj, "body")?;
     let fields = match obj.get("fields") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), value_text(v))).collect(),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| (k.clone(), value_text(v)))
+            .collect(),
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
@@ -66,9 +69,9 @@ pub fn parse(props: &Value) -> Result<CardProps, String> {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                a.as_str().map(str::to_owned).ok_or_else(|| {
-                    format!("action {} must be a string, got {}", i + 1, kind_of(a))
-                })
+                a.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("action {} must be a string, got {}", i + 1, kind_of(a)))
             })
             .collect::<Result<Vec<_>, _>>()?,
         Some(other) => {
@@ -132,10 +135,20 @@ mod tests {
             "fields": [{"label": "a", "value": 1}, {"label": "b", "value": null}, {"label": "c", "value": [1]}],
             "actions": ["Go"]}))
         .unwrap();
-        assert_eq!(p.fields, [("a".into(), "1".into()), ("b".into(), "—".into()), ("c".into(), "[1]".into())]);
+        assert_eq!(
+            p.fields,
+            [
+                ("a".into(), "1".into()),
+                ("b".into(), "—".into()),
+                ("c".into(), "[1]".into())
+            ]
+        );
         assert_eq!(p.actions, ["Go"]);
         let p = parse(&json!({"title": "T", "fields": {"x": "y", "n": true}})).unwrap();
-        assert_eq!(p.fields, [("x".into(), "y".into()), ("n".into(), "true".into())]);
+        assert_eq!(
+            p.fields,
+            [("x".into(), "y".into()), ("n".into(), "true".into())]
+        );
         assert!(parse(&json!({"title": "only"})).is_ok());
     }
 
@@ -146,10 +159,14 @@ mod tests {
         assert!(err(json!({"title": 1})).contains("\"title\" must be a string"));
         assert!(err(json!({"title": "t", "body": {}})).contains("\"body\" must be a string"));
         assert!(err(json!({"title": "t", "fields": "x"})).contains("\"fields\" must be"));
-        assert!(err(json!({"title": "t", "fields": [{"value": 1}]})).contains("field 1: \"label\" is required"));
-        assert!(err(json!({"title": "t", "fields": [{"label": "a"}]})).contains("field 1: \"value\" is required"));
+        assert!(err(json!({"title": "t", "fields": [{"value": 1}]}))
+            .contains("field 1: \"label\" is required"));
+        assert!(err(json!({"title": "t", "fields": [{"label": "a"}]}))
+            .contains("field 1: \"value\" is required"));
         assert!(err(json!({"title": "t", "fields": [3]})).contains("field 1 must be an object"));
         assert!(err(json!({"title": "t", "actions": "go"})).contains("\"actions\" must be"));
-        assert!(err(json!({"title": "t", "actions": ["a", 2]})).contains("action 2 must be a string"));
+        assert!(
+            err(json!({"title": "t", "actions": ["a", 2]})).contains("action 2 must be a string")
+        );
     }
 }

@@ -114,7 +114,12 @@ fn parse_series(i: usize, s: &Value, n_labels: usize) -> Result<Series, String> 
     let name = match obj.get("name") {
         None | Some(Value::Null) => format!("Series {}", i + 1),
         Some(Value::String(n)) => n.clone(),
-        Some(other) => return Err(format!("{what}: \"name\" must be a string, got {}", kind_of(other))),
+        Some(other) => {
+            return Err(format!(
+                "{what}: \"name\" must be a string, got {}",
+                kind_of(other)
+            ))
+        }
     };
     let values = req_array(obj, "values").map_err(|e| format!("{what}: {e}"))?;
     if values.len() != n_labels {
@@ -131,7 +136,11 @@ fn parse_series(i: usize, s: &Value, n_labels: usize) -> Result<Series, String> 
             _ => Err(format!(
                 "{what}, value {}: expected a finite number, got {}",
                 j + 1,
-                if v.is_number() { "a non-finite number" } else { kind_of(v) }
+                if v.is_number() {
+                    "a non-finite number"
+                } else {
+                    kind_of(v)
+                }
             )),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -285,7 +294,11 @@ pub fn layout(p: &ChartProps) -> Layout {
         .iter()
         .map(|&v| format_tick(v, step, magnitude))
         .collect();
-    let widest = tick_texts.iter().map(|t| t.chars().count()).max().unwrap_or(1);
+    let widest = tick_texts
+        .iter()
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(1);
     let left = (widest as f64 * CHAR_W + 14.0).clamp(32.0, 96.0);
     let (x0, y0, x1, y1) = (left, TOP, WIDTH - RIGHT, HEIGHT - BOTTOM);
     let y_of = |v: f64| y1 - (v - lo) / (hi - lo) * (y1 - y0);
@@ -382,7 +395,11 @@ pub fn view(p: ChartProps) -> AnyView {
         Some(t) if !t.trim().is_empty() => t.clone(),
         _ => format!(
             "{} chart of {}",
-            if p.kind == ChartKind::Bar { "Bar" } else { "Line" },
+            if p.kind == ChartKind::Bar {
+                "Bar"
+            } else {
+                "Line"
+            },
             p.series
                 .iter()
                 .map(|s| s.name.as_str())
@@ -525,11 +542,15 @@ mod tests {
         };
         assert!(err(&|v| v["type"] = json!("pie")).contains("\"type\" must be \"bar\" or \"line\""));
         assert!(err(&|v| v["labels"] = json!([])).contains("1 to 50"));
-        assert!(err(&|v| v["labels"] = json!((0..51).map(|i| i.to_string()).collect::<Vec<_>>()))
-            .contains("got 51"));
+        assert!(
+            err(&|v| v["labels"] = json!((0..51).map(|i| i.to_string()).collect::<Vec<_>>()))
+                .contains("got 51")
+        );
         assert!(err(&|v| v["labels"] = json!(["a", {}, "c"])).contains("label 2 must be a string"));
         assert!(err(&|v| v["series"] = json!([])).contains("1 to 5"));
-        assert!(err(&|v| v["series"] = json!(vec![json!({"values": [1, 2, 3]}); 6])).contains("got 6"));
+        assert!(
+            err(&|v| v["series"] = json!(vec![json!({"values": [1, 2, 3]}); 6])).contains("got 6")
+        );
         assert_eq!(
             err(&|v| v["series"][1]["values"] = json!([1, 2])),
             "series 2 has 2 values but there are 3 labels"
@@ -540,13 +561,20 @@ mod tests {
         assert!(err(&|v| v["series"][0]["values"][0] = json!("7")).contains("got a string"));
         assert!(err(&|v| v["series"][0]["name"] = json!(1)).contains("\"name\" must be a string"));
         assert!(err(&|v| v["series"][0] = json!([1, 2, 3])).contains("series 1 must be an object"));
-        assert!(err(&|v| v["series"][0].as_object_mut().unwrap().remove("values").map(drop).unwrap())
-            .contains("series 1: \"values\" is required"));
+        assert!(err(&|v| v["series"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("values")
+            .map(drop)
+            .unwrap())
+        .contains("series 1: \"values\" is required"));
         assert!(err(&|v| {
             v["series"][0]["values"] = json!([1e308, -1e308, 0]);
         })
         .contains("too large"));
-        assert!(parse(&json!("x")).unwrap_err().contains("must be an object"));
+        assert!(parse(&json!("x"))
+            .unwrap_err()
+            .contains("must be an object"));
     }
 
     #[test]
@@ -556,7 +584,10 @@ mod tests {
         assert_eq!(l.bars.len(), 6);
         let (x0, y0, x1, y1) = l.plot;
         assert!(x0 < x1 && y0 < y1);
-        assert!(l.zero_y > y0 && l.zero_y < y1, "zero inside the plot for negatives");
+        assert!(
+            l.zero_y > y0 && l.zero_y < y1,
+            "zero inside the plot for negatives"
+        );
         // A negative bar hangs below the zero line, a positive one stands on it.
         let neg = &l.bars[4]; // label 3, series A (-3)
         assert!((neg.y - l.zero_y).abs() < 1e-9 && neg.height > 0.0);

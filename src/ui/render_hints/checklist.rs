@@ -40,7 +40,11 @@ impl Status {
 
     /// The wire name.
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(_, s)| *s == self).map(|(n, _)| *n).unwrap_or("pending")
+        Self::ALL
+            .iter()
+            .find(|(_, s)| *s == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("pending")
     }
 
     fn icon(self) -> &'static str {
@@ -176,9 +180,13 @@ mod tests {
         assert_eq!(err(json!({})), "\"steps\" is required");
         assert_eq!(err(json!({"steps": []})), "\"steps\" must not be empty");
         assert!(err(json!({"steps": ["x"]})).contains("step 1 must be an object"));
-        assert!(err(json!({"steps": [{"status": "pending"}]})).contains("step 1: \"description\" is required"));
-        assert!(err(json!({"steps": [{"description": "x"}]})).contains("step 1: \"status\" is required"));
-        assert!(err(json!({"steps": [{"description": "x", "status": "done"}]}))
-            .contains("step 1: unknown status \"done\" (expected one of pending, in_progress"));
+        assert!(err(json!({"steps": [{"status": "pending"}]}))
+            .contains("step 1: \"description\" is required"));
+        assert!(err(json!({"steps": [{"description": "x"}]}))
+            .contains("step 1: \"status\" is required"));
+        assert!(
+            err(json!({"steps": [{"description": "x", "status": "done"}]}))
+                .contains("step 1: unknown status \"done\" (expected one of pending, in_progress")
+        );
     }
 }

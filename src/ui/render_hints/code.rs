@@ -45,7 +45,11 @@ pub fn render(props: &Value) -> Result<AnyView, String> {
 
 /// The code block built from validated props.
 pub fn view(p: CodeProps) -> AnyView {
-    let token = p.language.as_deref().map(language_token).unwrap_or_default();
+    let token = p
+        .language
+        .as_deref()
+        .map(language_token)
+        .unwrap_or_default();
     let label = p.language.unwrap_or_else(|| "text".into());
     view! {
         <div class="rh-code" data-language=token>
@@ -72,8 +76,14 @@ mod tests {
     #[test]
     fn invalid_code() {
         assert_eq!(parse(&json!({})).unwrap_err(), "\"code\" is required");
-        assert!(parse(&json!({"code": 1})).unwrap_err().contains("\"code\" must be a string"));
-        assert!(parse(&json!({"code": "", "language": []})).unwrap_err().contains("\"language\""));
-        assert!(parse(&json!(null)).unwrap_err().contains("must be an object"));
+        assert!(parse(&json!({"code": 1}))
+            .unwrap_err()
+            .contains("\"code\" must be a string"));
+        assert!(parse(&json!({"code": "", "language": []}))
+            .unwrap_err()
+            .contains("\"language\""));
+        assert!(parse(&json!(null))
+            .unwrap_err()
+            .contains("must be an object"));
     }
 }

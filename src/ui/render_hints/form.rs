@@ -328,8 +328,9 @@ pub fn collect_values(fields: &[FormField], raw: &[String]) -> Result<Value, Vec
                 .ok()
                 .and_then(|j| options.get(j).cloned())
                 .ok_or_else(|| "Choose an option.".to_string()),
-            FieldKind::Json => serde_json::from_str::<Value>(text)
-                .map_err(|e| format!("Enter valid JSON ({e}).")),
+            FieldKind::Json => {
+                serde_json::from_str::<Value>(text).map_err(|e| format!("Enter valid JSON ({e})."))
+            }
         };
         match value {
             Ok(v) => {
@@ -392,8 +393,12 @@ pub fn SchemaForm(
         }
     };
     let n = fields.len();
-    let raw: Arc<Vec<RwSignal<String>>> =
-        Arc::new(fields.iter().map(|f| RwSignal::new(initial_raw(f))).collect());
+    let raw: Arc<Vec<RwSignal<String>>> = Arc::new(
+        fields
+            .iter()
+            .map(|f| RwSignal::new(initial_raw(f)))
+            .collect(),
+    );
     let errors = RwSignal::new(vec![None::<String>; n]);
     let inputs = fields
         .iter()
@@ -499,7 +504,11 @@ fn field_view(
             .into_any()
         }
         FieldKind::Enum(options) => {
-            let placeholder = if required { "— choose —" } else { "— none —" };
+            let placeholder = if required {
+                "— choose —"
+            } else {
+                "— none —"
+            };
             let opts = options
                 .iter()
                 .enumerate()
@@ -574,7 +583,10 @@ mod tests {
             "required": ["name", "count", "when"]
         });
         let f = fields_from_json_schema(&schema);
-        let kinds: Vec<_> = f.iter().map(|f| (f.name.as_str(), f.kind.clone(), f.required)).collect();
+        let kinds: Vec<_> = f
+            .iter()
+            .map(|f| (f.name.as_str(), f.kind.clone(), f.required))
+            .collect();
         assert_eq!(
             kinds,
             [
@@ -582,7 +594,11 @@ mod tests {
                 ("amount", FieldKind::Number, false),
                 ("count", FieldKind::Integer, true),
                 ("ok", FieldKind::Boolean, false),
-                ("color", FieldKind::Enum(vec![json!("red"), json!("green")]), false),
+                (
+                    "color",
+                    FieldKind::Enum(vec![json!("red"), json!("green")]),
+                    false
+                ),
                 ("when", FieldKind::Date, true),
                 ("note", FieldKind::Text, false),
                 ("size", FieldKind::Enum(vec![json!("s"), json!("l")]), false),
@@ -613,18 +629,32 @@ mod tests {
         let raw = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let ok = collect_values(
             &fields,
-            &raw(&["hi", "2.5", "-3", "true", "1", "2024-05-01", "{\"k\":[1]}", ""]),
+            &raw(&[
+                "hi",
+                "2.5",
+                "-3",
+                "true",
+                "1",
+                "2024-05-01",
+                "{\"k\":[1]}",
+                "",
+            ]),
         )
         .unwrap();
         assert_eq!(
             ok,
             json!({"s": "hi", "n": 2.5, "i": -3, "b": true, "e": 2, "d": "2024-05-01", "j": {"k": [1]}})
         );
-        assert_eq!(collect_values(&fields, &raw(&["x", "4", "", "false", "", "", "", ""])).unwrap(),
-            json!({"s": "x", "n": 4, "b": false}));
+        assert_eq!(
+            collect_values(&fields, &raw(&["x", "4", "", "false", "", "", "", ""])).unwrap(),
+            json!({"s": "x", "n": 4, "b": false})
+        );
 
-        let errs = collect_values(&fields, &raw(&[" ", "abc", "1.5", "false", "9", "", "{", ""]))
-            .unwrap_err();
+        let errs = collect_values(
+            &fields,
+            &raw(&[" ", "abc", "1.5", "false", "9", "", "{", ""]),
+        )
+        .unwrap_err();
         assert_eq!(errs[0].as_deref(), Some("This field is required."));
         assert_eq!(errs[1].as_deref(), Some("Enter a number."));
         assert_eq!(errs[2].as_deref(), Some("Enter a whole number."));
@@ -633,7 +663,10 @@ mod tests {
         assert!(errs[6].as_deref().unwrap().starts_with("Enter valid JSON"));
         assert_eq!(errs[7], None);
         let req_enum = vec![field("e", FieldKind::Enum(vec![json!("a")]), true)];
-        assert_eq!(collect_values(&req_enum, &raw(&[""])).unwrap_err()[0].as_deref(), Some("Choose an option."));
+        assert_eq!(
+            collect_values(&req_enum, &raw(&[""])).unwrap_err()[0].as_deref(),
+            Some("Choose an option.")
+        );
         let inf = vec![field("n", FieldKind::Number, true)];
         assert!(collect_values(&inf, &raw(&["1e999"])).is_err());
     }
@@ -662,14 +695,23 @@ mod tests {
         assert_eq!(err(json!({})), "\"fields\" is required");
         assert_eq!(err(json!({"fields": []})), "\"fields\" must not be empty");
         assert!(err(json!({"fields": [1]})).contains("field 1 must be an object"));
-        assert!(err(json!({"fields": [{"type": "string"}]})).contains("field 1: \"name\" is required"));
+        assert!(
+            err(json!({"fields": [{"type": "string"}]})).contains("field 1: \"name\" is required")
+        );
         assert!(err(json!({"fields": [{"name": " "}]})).contains("must not be empty"));
-        assert!(err(json!({"fields": [{"name": "a"}, {"name": "a"}]})).contains("field 2: duplicate name"));
-        assert!(err(json!({"fields": [{"name": "a", "type": "color"}]})).contains("unknown type \"color\""));
-        assert!(err(json!({"fields": [{"name": "a", "type": "enum"}]})).contains("non-empty \"options\""));
-        assert!(err(json!({"fields": [{"name": "a", "type": "enum", "options": [{}]}]}))
-            .contains("options must be strings"));
-        assert!(err(json!({"fields": [{"name": "a", "required": "yes"}]})).contains("\"required\" must be a boolean"));
-        assert!(err(json!({"fields": [{"name": "a", "label": 1}]})).contains("\"label\" must be a string"));
+        assert!(err(json!({"fields": [{"name": "a"}, {"name": "a"}]}))
+            .contains("field 2: duplicate name"));
+        assert!(err(json!({"fields": [{"name": "a", "type": "color"}]}))
+            .contains("unknown type \"color\""));
+        assert!(err(json!({"fields": [{"name": "a", "type": "enum"}]}))
+            .contains("non-empty \"options\""));
+        assert!(
+            err(json!({"fields": [{"name": "a", "type": "enum", "options": [{}]}]}))
+                .contains("options must be strings")
+        );
+        assert!(err(json!({"fields": [{"name": "a", "required": "yes"}]}))
+            .contains("\"required\" must be a boolean"));
+        assert!(err(json!({"fields": [{"name": "a", "label": 1}]}))
+            .contains("\"label\" must be a string"));
     }
 }

@@ -41,9 +41,9 @@ enum Key<'a> {
     Index(usize),
 }
 
-fn key_view(key: Key<'_>) -> AnyView {
-    match key {
-        Key::Root => ().into_any(),
+fn key_view(key: Key<'_>) -> Option<AnyView> {
+    Some(match key {
+        Key::Root => return None,
         Key::Name(name) => {
             let quoted = serde_json::to_string(name).unwrap_or_default();
             view! { <span class="json-key">{quoted}</span><span class="json-punct">": "</span> }
@@ -53,7 +53,7 @@ fn key_view(key: Key<'_>) -> AnyView {
             view! { <span class="json-index">{i}</span><span class="json-punct">": "</span> }
                 .into_any()
         }
-    }
+    })
 }
 
 fn node(key: Key<'_>, value: &Value, depth: usize, collapsed_depth: usize) -> AnyView {
@@ -126,10 +126,7 @@ fn scalar_parts(value: &Value) -> (&'static str, String) {
         Value::Null => ("json-null", "null".into()),
         Value::Bool(b) => ("json-bool", b.to_string()),
         Value::Number(n) => ("json-number", n.to_string()),
-        Value::String(s) => (
-            "json-string",
-            serde_json::to_string(s).unwrap_or_default(),
-        ),
+        Value::String(s) => ("json-string", serde_json::to_string(s).unwrap_or_default()),
         Value::Array(a) if a.is_empty() => ("json-punct", "[]".into()),
         Value::Object(o) if o.is_empty() => ("json-punct", "{}".into()),
         deep => ("json-deep", deep.to_string()),

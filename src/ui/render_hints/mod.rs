@@ -120,7 +120,10 @@ pub(crate) fn as_object<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, 
 pub(crate) fn req_str(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
     match obj.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(format!("\"{key}\" must be a string, got {}", kind_of(other))),
+        Some(other) => Err(format!(
+            "\"{key}\" must be a string, got {}",
+            kind_of(other)
+        )),
         None => Err(format!("\"{key}\" is required")),
     }
 }
@@ -130,7 +133,10 @@ pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<Stri
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(format!("\"{key}\" must be a string, got {}", kind_of(other))),
+        Some(other) => Err(format!(
+            "\"{key}\" must be a string, got {}",
+            kind_of(other)
+        )),
     }
 }
 
@@ -138,7 +144,10 @@ pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<Stri
 pub(crate) fn req_array<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], String> {
     match obj.get(key) {
         Some(Value::Array(a)) => Ok(a),
-        Some(other) => Err(format!("\"{key}\" must be an array, got {}", kind_of(other))),
+        Some(other) => Err(format!(
+            "\"{key}\" must be an array, got {}",
+            kind_of(other)
+        )),
         None => Err(format!("\"{key}\" is required")),
     }
 }

@@ -96,7 +96,7 @@ pub fn view(p: TableProps) -> AnyView {
         .map(|row| {
             let cells = row
                 .into_iter()
-                .map(|(text, numeric)| view! { <td class:rh-num=numeric>{text}</td> })
+                .map(|(text, numeric)| view! { <td class=if numeric { "rh-num" } else { "rh-cell" }>{text}</td> })
                 .collect::<Vec<_>>();
             view! { <tr>{cells}</tr> }
         })
@@ -120,12 +120,19 @@ mod tests {
 
     #[test]
     fn valid_table() {
-        let p = parse(&json!({"title": "T", "columns": ["a", "b"], "rows": [["x", 1], [null, true]]}))
-            .unwrap();
+        let p =
+            parse(&json!({"title": "T", "columns": ["a", "b"], "rows": [["x", 1], [null, true]]}))
+                .unwrap();
         assert_eq!(p.title.as_deref(), Some("T"));
         assert_eq!(p.columns, ["a", "b"]);
-        assert_eq!(p.rows[0], [("x".to_string(), false), ("1".to_string(), true)]);
-        assert_eq!(p.rows[1], [(String::new(), false), ("true".to_string(), false)]);
+        assert_eq!(
+            p.rows[0],
+            [("x".to_string(), false), ("1".to_string(), true)]
+        );
+        assert_eq!(
+            p.rows[1],
+            [(String::new(), false), ("true".to_string(), false)]
+        );
         assert!(parse(&json!({"columns": ["a"], "rows": []})).is_ok());
     }
 
