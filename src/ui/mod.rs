@@ -1,5 +1,24 @@
-//! The Leptos UI, rendered on the server and hydrated in the browser.
+//! The Leptos UI, rendered on the server and hydrated in the browser: the studio page and one
+//! component per file.
 
+pub mod activity;
+pub mod agent_picker;
 pub mod app;
+pub mod approval;
+pub mod chat;
+pub mod composer;
+pub mod inspector;
 pub mod markdown;
+pub mod message;
+pub mod reasoning;
 pub mod render_hints;
+pub mod run_status;
+pub mod state_panel;
+pub mod suggestions;
+pub mod theme;
+pub mod threads;
+pub mod tool_call;
+pub mod util;
+
+#[cfg(test)]
+mod tests;
