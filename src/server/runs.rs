@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::compat::{downgrade_event, parse_version, Version};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
@@ -110,6 +111,7 @@ impl Runs {
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             peer: input.protocol_version.as_deref().and_then(parse_version),
+            chunks: ChunkExpander::new(),
         };
         self.begin_thread(&input);
         let ctx = RunContext::new(input, settings, cancel.clone(), sink, self.clone());
@@ -254,15 +256,23 @@ impl Runs {
         *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
     }
 
-    fn publish(&self, thread_id: &str, run_id: &str, event: &Event) {
+    fn publish(&self, thread_id: &str, run_id: &str, event: &Event, chunks: &mut ChunkExpander) {
         let json = event.to_json();
+        // The store is a client of the run like any other: chunks become triads first.
+        let expanded = if matches!(event.kind, EventKind::RunStarted { .. }) {
+            Vec::new()
+        } else {
+            chunks.expand(event.clone()).unwrap_or_default()
+        };
         // Applying, numbering and sending happen under the threads lock, so sequence numbers
         // reach the hub in order and a snapshot taken under the same lock reflects exactly the
         // events numbered up to the counter (see `observer_snapshot`).
         let mut threads = self.threads.lock().unwrap();
-        if !matches!(event.kind, EventKind::RunStarted { .. }) {
+        if !expanded.is_empty() {
             let conv = threads.entry(thread_id.to_string()).or_default();
-            conv.apply(event);
+            for e in &expanded {
+                conv.apply(e);
+            }
             conv.warnings.clear();
         }
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
@@ -290,6 +300,7 @@ pub struct RunSink {
     run_id: String,
     /// The protocol version the client declared; older peers get downgraded events.
     peer: Option<Version>,
+    chunks: ChunkExpander,
 }
 
 impl RunSink {
@@ -297,7 +308,8 @@ impl RunSink {
         if event.timestamp.is_none() {
             event.timestamp = Some(now_ms());
         }
-        self.runs.publish(&self.thread_id, &self.run_id, &event);
+        self.runs
+            .publish(&self.thread_id, &self.run_id, &event, &mut self.chunks);
         let event = match self.peer {
             Some(v) => match downgrade_event(event, v) {
                 Some(e) => e,

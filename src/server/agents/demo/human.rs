@@ -9,6 +9,7 @@ use crate::server::agents::{AgentError, RunContext, RunEnd};
 
 use super::tools::{after_word, emit_tool_call, emit_tool_result};
 use super::{last_user_text, stream_text};
+
 /// Frontend tools this scenario prefers when the app offers them.
 const HITL_TOOLS: [&str; 2] = ["generate_task_steps", "confirm_action"];
 
@@ -62,7 +63,7 @@ pub async fn hitl(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     let task = Some(after_word(&text, "hitl"))
         .filter(|t| !t.is_empty())
         .unwrap_or("a trip to Mars");
-    let intro = format!("Here is a plan for {task}. Review the steps, switch off any you do not want, and confirm; I will continue with your choice.");
+    let intro = format!("Here is a plan for “{task}”. Review the steps, switch off any you do not want, and confirm; I will continue with your choice.");
     let intro = stream_text(ctx, &intro).await?;
     let call = ctx.new_id("call");
     let steps: Vec<Value> = HITL_STEPS
@@ -318,17 +319,38 @@ pub async fn approval(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
         "risk_level": "high",
         "details": "Rolls out to all regions; about 2 minutes of elevated latency while caches warm."
     });
+    // Accept an answer from the moment the call exists, even before its end reaches the client.
+    ctx.expect_tool_result(&call);
     emit_tool_call(ctx, &call, "request_approval", Some(&intro), &args, 12).await?;
     // The stream stays open until POST /api/ag-ui/tool-result answers, the run is aborted, or
     // the timeout turns into RUN_ERROR APPROVAL_TIMEOUT.
     let answer = ctx.wait_tool_result(&call).await?;
     let approved = is_approved(&answer);
-    emit_tool_result(ctx, &call, &json!({"approved": approved})).await?;
-    let text = if approved {
-        "Approved — deploying build 1.4.2…\n\n- artifacts uploaded ✓\n- database migrated ✓\n- traffic switched to 1.4.2 ✓\n\nBuild 1.4.2 is live."
-    } else {
-        "Rejected — nothing was deployed."
+    // Approve-with-edits: the app may send replacement arguments along with its yes.
+    let edited = answer
+        .get("editedArgs")
+        .filter(|e| approved && e.is_object())
+        .cloned();
+    let mut result = json!({"approved": approved});
+    if let Some(e) = &edited {
+        result["editedArgs"] = e.clone();
+    }
+    emit_tool_result(ctx, &call, &result).await?;
+    let progress = "\n\n- artifacts uploaded ✓\n- database migrated ✓\n- traffic switched to 1.4.2 ✓\n\nBuild 1.4.2 is live.";
+    let text = match (&edited, approved) {
+        (Some(e), _) => {
+            let action = e
+                .get("action")
+                .and_then(Value::as_str)
+                .unwrap_or("Deploy build 1.4.2");
+            format!("Approved with your edits — {action}…{progress}")
+        }
+        (None, true) => format!("Approved — deploying build 1.4.2…{progress}"),
+        (None, false) => "Rejected — nothing was deployed.".to_string(),
     };
-    stream_text(ctx, text).await?;
+    stream_text(ctx, &text).await?;
     Ok(RunEnd::success())
 }
+
+#[cfg(test)]
+mod tests;
