@@ -9,7 +9,7 @@ import { chromium } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const binary =
-  process.env.AGUI_BINARY ?? path.resolve(here, "../../target/release/agui-studio");
+  path.resolve(process.env.AGUI_BINARY ?? path.resolve(here, "../../target/release/agui-studio"));
 
 /** Start the server on 127.0.0.1 with an OS-chosen port; resolves to { url, proc, logs }. */
 export function startServer(args = [], env = {}) {
