@@ -87,8 +87,10 @@ test_all() {
 }
 
 bench() {
-  say "pipeline benchmark (release)"
+  say "protocol pipeline benchmark: encode, decode + reduce (release)"
   cargo bench --bench pipeline
+  say "server benchmark: the long scenario drained over loopback (release)"
+  cargo bench --features ssr --bench server
 }
 
 case "${1:-}" in

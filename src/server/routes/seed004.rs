@@ -392,6 +392,15 @@ async fn message(State(state): State<AppState>, req: Request) -> Result<Response
         Some(v) if !v.is_null() => v.clone(),
         _ => existing.map(|c| c.state).unwrap_or_else(|| json!({})),
     };
+    let forwarded_props = match body.get("forwardedProps") {
+        None | Some(Value::Null) => json!({}),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(_) => {
+            return Err(ApiError::Unprocessable(
+                "'forwardedProps' must be an object".into(),
+            ))
+        }
+    };
     let run_id = format!("run-{}", uuid::Uuid::new_v4());
     let input = parse_run_input(json!({
         "threadId": thread_id,
@@ -400,15 +409,18 @@ async fn message(State(state): State<AppState>, req: Request) -> Result<Response
         "state": run_state,
         "tools": [],
         "context": [],
-        "forwardedProps": body.get("forwardedProps").cloned().unwrap_or(Value::Null),
+        "forwardedProps": forwarded_props,
     }))?;
     let run = state
         .runs
         .start(agent, input, state.config.run_settings())?;
-    // Nobody reads this run's own stream: with its receiver dropped the run sends only to the
-    // thread store and the hub. The cancel handle is dropped without cancelling; the run ends
-    // on its own or through `POST /api/ag-ui/abort`.
-    drop(run.events);
+    // Nobody reads this run's own stream; its events reach observers through the hub. A task
+    // drains the receiver (rather than dropping it) so the run keeps going through a bounded
+    // channel whose sends yield to the scheduler: a run with nobody to send to would never
+    // yield. The task ends with the run. The cancel handle is dropped without cancelling: the
+    // run ends on its own or through `POST /api/ag-ui/abort`.
+    let mut events = run.events;
+    tokio::spawn(async move { while events.recv().await.is_some() {} });
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "threadId": thread_id, "runId": run_id })),
