@@ -163,10 +163,12 @@ fn strip_unknown_ops(
             (Some(Value::String(n)), Some(Value::String(_))) => warnings.push(format!(
                 "dropped patch operation with unknown op '{n}' at /{field}/{i}"
             )),
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "malformed patch operation at /{field}/{i}: needs string 'op' and 'path', got {}",
                 brief(&op)
-            )),
+            ))
+            }
         }
     }
     *ops = kept;

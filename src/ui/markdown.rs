@@ -21,7 +21,7 @@ use std::hash::{Hash, Hasher};
 
 use leptos::prelude::*;
 use pulldown_cmark::{
-    Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+    Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag,
 };
 
 /// The `rel` attribute of every anchor rendered from markdown.
@@ -475,14 +475,12 @@ pub fn parse(text: &str) -> Vec<Block> {
     for event in Parser::new_ext(text, options()) {
         match event {
             Event::Start(tag) => stack.push(Frame::new(start_kind(tag))),
-            Event::End(end) => {
-                // Events are balanced; never pop the root anyway.
+            // Start/End events are balanced, so an end closes the innermost open element.
+            Event::End(_) => {
                 if stack.len() > 1 {
                     let frame = stack.pop().expect("stack has a parent");
-                    let parent = stack.last_mut().expect("stack has a root");
-                    close(frame, parent);
+                    close(frame, top(&mut stack));
                 }
-                let _: TagEnd = end;
             }
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => top(&mut stack).push_text(&t),
             Event::Code(code) => top(&mut stack).push_inline(Inline::Code(code.into_string())),
@@ -514,7 +512,7 @@ pub fn parse(text: &str) -> Vec<Block> {
     }
     while stack.len() > 1 {
         let frame = stack.pop().expect("stack has a parent");
-        close(frame, stack.last_mut().expect("stack has a root"));
+        close(frame, top(&mut stack));
     }
     stack
         .pop()
@@ -536,22 +534,27 @@ fn top(stack: &mut [Frame]) -> &mut Frame {
 /// blocks that changed (normally the last one) are rebuilt.
 #[component]
 pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
-    let blocks = move || {
-        text.with(|t| parse(t))
-            .into_iter()
-            .enumerate()
-            .map(|(i, block)| {
-                let mut hasher = std::hash::DefaultHasher::new();
-                block.hash(&mut hasher);
-                ((i, hasher.finish()), block)
-            })
-            .collect::<Vec<_>>()
-    };
+    let blocks = move || text.with(|t| keyed_blocks(t));
     view! {
         <div class="md">
             <For each=blocks key=|(key, _)| *key children=|(_, block)| render_block(block)/>
         </div>
     }
+    // Type-erased so that callers' view types stay shallow.
+    .into_any()
+}
+
+/// The top-level blocks of `text`, each with its render key: (position, hash of the block).
+fn keyed_blocks(text: &str) -> Vec<((usize, u64), Block)> {
+    parse(text)
+        .into_iter()
+        .enumerate()
+        .map(|(i, block)| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            block.hash(&mut hasher);
+            ((i, hasher.finish()), block)
+        })
+        .collect()
 }
 
 fn render_blocks(blocks: Vec<Block>) -> AnyView {
@@ -684,12 +687,14 @@ fn render_inline(inline: Inline) -> AnyView {
                 .into_any(),
                 None => label.into_any(),
             };
+            // The full URL as a tooltip only when the shown one is shortened.
             let shown = shorten(&url, MAX_SHOWN_URL);
+            let title = (shown.len() != url.len()).then_some(url);
             view! {
-                <span class="md-image" title=url>
+                <span class="md-image" title=title>
                     {label}
                     " "
-                    <span class="md-image-url">"(" {shown} ")"</span>
+                    <span class="md-image-url">{format!("({shown})")}</span>
                 </span>
             }
             .into_any()
@@ -719,16 +724,25 @@ enum CopyState {
 
 fn code_block(lang: Option<String>, code: String) -> AnyView {
     let state = RwSignal::new(CopyState::Idle);
-    let class = lang.as_ref().map(|l| format!("language-{l}"));
-    let label = lang.unwrap_or_default();
-    let on_copy = {
-        let code = code.clone();
-        move |_: leptos::ev::MouseEvent| {
-            #[cfg(feature = "hydrate")]
-            copy_to_clipboard(&code, state);
-            #[cfg(not(feature = "hydrate"))]
-            let _ = (&code, state);
+    let (label, code_view) = match lang {
+        Some(lang) => {
+            let class = format!("language-{lang}");
+            (
+                lang,
+                view! { <code class=class>{code.clone()}</code> }.into_any(),
+            )
         }
+        None => (
+            "text".to_owned(),
+            view! { <code>{code.clone()}</code> }.into_any(),
+        ),
+    };
+    // The handler only does something in the browser.
+    let on_copy = move |_: leptos::ev::MouseEvent| {
+        #[cfg(feature = "hydrate")]
+        copy_to_clipboard(&code, state);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (&code, state);
     };
     let button_text = move || match state.get() {
         CopyState::Idle => "Copy",
@@ -743,7 +757,7 @@ fn code_block(lang: Option<String>, code: String) -> AnyView {
                     {button_text}
                 </button>
             </div>
-            <pre><code class=class>{code}</code></pre>
+            <pre>{code_view}</pre>
         </div>
     }
     .into_any()
@@ -1182,6 +1196,26 @@ mod tests {
     }
 
     #[test]
+    fn streaming_keeps_keys_of_finished_blocks() {
+        let keys = |t: &str| {
+            keyed_blocks(t)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect::<Vec<_>>()
+        };
+        let a = keys("# Title\n\nfirst para\n\n```rust\nfn a");
+        let b = keys("# Title\n\nfirst para\n\n```rust\nfn a() {}\n```\n\nmore");
+        assert_eq!(a.len(), 3);
+        assert_eq!(b.len(), 4);
+        assert_eq!(a[..2], b[..2]);
+        assert_ne!(a[2], b[2]);
+        // Keys are unique even for identical blocks.
+        let k = keys("---\n\n---\n\n---");
+        assert_eq!(k.len(), 3);
+        assert!(k[0] != k[1] && k[1] != k[2]);
+    }
+
+    #[test]
     fn large_message_parses_quickly() {
         let chunk = "## Section\n\nSome *text* with `code` and a [link](https://e.com).\n\n\
                      - item one\n- item **two**\n\n```rust\nfn f() -> u32 { 42 }\n```\n\n\
@@ -1277,7 +1311,7 @@ mod tests {
             "<hr>",
             "<a href=\"https://e.com\" target=\"_blank\" rel=\"noopener noreferrer nofollow\">link",
             "[image: alt]",
-            "<span class=\"md-image-url\">(",
+            "<span class=\"md-image-url\">(https://e.com/i.png)</span>",
             "<em>em",
             "<strong>st",
             "<del>del",
@@ -1291,5 +1325,6 @@ mod tests {
         // A code block without a language has no class and an empty label.
         let html = render("```\nplain\n```");
         assert!(html.contains("<pre><code>plain\n</code></pre>"), "{html}");
+        assert!(html.contains("md-code-lang\">text<"), "{html}");
     }
 }

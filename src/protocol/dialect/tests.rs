@@ -215,7 +215,8 @@ fn thinking_keeps_base_fields_and_warns_once_per_kind() {
 #[test]
 fn seed000_tool_call_examples() {
     let mut t = Translator::with_ids("t-given", "r-given");
-    let data = r#"{"toolCallId": "call_abc123", "toolCallName": "web_search", "thread_id": "thread_1"}"#;
+    let data =
+        r#"{"toolCallId": "call_abc123", "toolCallName": "web_search", "thread_id": "thread_1"}"#;
     let out = named(&mut t, "tool_call_start", data);
     assert_eq!(
         out.events,
@@ -242,7 +243,8 @@ fn seed000_tool_call_examples() {
             json!({"type": "TOOL_CALL_END", "toolCallId": "call_abc123", "rawEvent": raw("tool_call_end", data)})
         ]
     );
-    let data = r#"{"toolCallId": "call_abc123", "content": "The weather in Tokyo is...", "role": "tool"}"#;
+    let data =
+        r#"{"toolCallId": "call_abc123", "content": "The weather in Tokyo is...", "role": "tool"}"#;
     assert_eq!(
         named(&mut t, "tool_result", data).events,
         vec![
@@ -868,8 +870,7 @@ fn synthesised_ids_are_unique_and_scoped_by_run() {
         );
         for _ in 0..2 {
             ids.push(
-                t.translate(None, json!({"type": "THINKING_START"})).events[0]["messageId"]
-                    .clone(),
+                t.translate(None, json!({"type": "THINKING_START"})).events[0]["messageId"].clone(),
             );
             t.translate(None, json!({"type": "THINKING_END"}));
         }

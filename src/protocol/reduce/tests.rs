@@ -257,8 +257,7 @@ fn state_snapshot_replaces_with_any_json() {
 fn state_delta_is_atomic_and_failures_keep_state() {
     let mut c = conv(json!([{"type": "STATE_SNAPSHOT", "snapshot": {"a": {"b": 1}}}]));
     let delta = |ops: Value| ev(json!({"type": "STATE_DELTA", "delta": ops}));
-    let good =
-        delta(json!([{"op": "add", "path": "/c", "value": [1], "note": "extra member"}]));
+    let good = delta(json!([{"op": "add", "path": "/c", "value": [1], "note": "extra member"}]));
     assert_eq!(c.apply(&good), Change::State);
     assert_eq!(c.state, json!({"a": {"b": 1}, "c": [1]}));
     let before = c.state.clone();
@@ -443,7 +442,9 @@ fn from_input_and_run_started_input_append_only_new_messages() {
         c.messages_json(),
         serde_json::to_value(&input.messages).unwrap()
     );
-    c.apply(&ev(json!({"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": "t1", "content": "ok"})));
+    c.apply(&ev(
+        json!({"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": "t1", "content": "ok"}),
+    ));
     assert_eq!(ids(&c), ["u1", "a1", "r1", "u2"]);
     let mut input2 = json!({"threadId": "th", "runId": "r2", "messages": [
         {"id": "u1", "role": "user", "content": "changed?"}, {"id": "u3", "role": "user", "content": "new"}]});
@@ -481,8 +482,8 @@ fn steps_spans_subagents_custom_and_raw() {
     assert_eq!(
         changes,
         [
-            Steps, Steps, Steps, Reasoning, Reasoning, Subagents, Subagents, Subagents,
-            Subagents, None, Raw
+            Steps, Steps, Steps, Reasoning, Reasoning, Subagents, Subagents, Subagents, Subagents,
+            None, Raw
         ]
     );
     assert_eq!(

@@ -8,6 +8,7 @@
 mod calc;
 mod full;
 mod human;
+mod multimodal;
 mod showcase;
 mod state;
 mod text;
@@ -93,7 +94,7 @@ impl Agent for DemoAgent {
                 "activities" => showcase::activities(ctx).await,
                 "subagents" => showcase::subagents(ctx).await,
                 "render_hints" => showcase::render_hints(ctx).await,
-                "multimodal" => showcase::multimodal(ctx).await,
+                "multimodal" => multimodal::multimodal(ctx).await,
                 "error" => text::error(ctx).await,
                 "full" => full::full(ctx).await,
                 "long" => text::long(ctx).await,
@@ -174,7 +175,7 @@ pub(crate) mod testing {
     use super::DemoAgent;
     use crate::protocol::event::Event;
     use crate::protocol::pipeline::{Pipeline, StreamOutcome};
-    use crate::protocol::types::{Content, Message, RunAgentInput, UserMessage};
+    use crate::protocol::types::{Content, Message, RunAgentInput, ToolCall, UserMessage};
     use crate::server::agents::RunSettings;
     use crate::server::runs::Runs;
 
@@ -216,7 +217,10 @@ pub(crate) mod testing {
     /// messages are client-only and never sent back), same scenario.
     pub(crate) fn next_input(prev: &Pipeline, name: &str) -> RunAgentInput {
         let conv = &prev.conversation;
-        let thread = conv.thread_id.clone().expect("the first run named its thread");
+        let thread = conv
+            .thread_id
+            .clone()
+            .expect("the first run named its thread");
         let mut input = RunAgentInput::new(thread, unique("run"));
         input.messages = conv
             .messages
@@ -303,6 +307,31 @@ pub(crate) mod testing {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// The one tool call of the run, its arguments, and the result message's JSON.
+    pub(crate) fn call_and_result(
+        p: &Pipeline,
+    ) -> (ToolCall, serde_json::Value, Option<serde_json::Value>) {
+        let msgs = &p.conversation.messages;
+        let (i, call) = msgs
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| match m {
+                Message::Assistant(a) => Some((i, a.tool_calls.as_ref()?.first()?.clone())),
+                _ => None,
+            })
+            .expect("a tool call");
+        let args = serde_json::from_str(&call.function.arguments).expect("JSON arguments");
+        // The result sits right after the message that owns the call.
+        let result = match msgs.get(i + 1) {
+            Some(Message::Tool(t)) => {
+                assert_eq!(t.tool_call_id, call.id);
+                Some(serde_json::from_str(&t.content.text()).expect("JSON result"))
+            }
+            _ => None,
+        };
+        (call, args, result)
     }
 
     /// The wire types of `events`, in order.

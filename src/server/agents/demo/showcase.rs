@@ -1,14 +1,11 @@
 //! Showcase scenarios, one protocol feature each: reasoning (`reasoning`), activity messages
-//! (`activities`), subagents (`subagents`), render hints (`render_hints`) and multimodal input
-//! (`multimodal`).
+//! (`activities`), subagents (`subagents`) and render hints (`render_hints`).
 
 use serde_json::{json, Value};
 
 use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
 use crate::protocol::event::{EncryptedSubtype, Event, EventKind};
-use crate::protocol::types::{
-    Content, ContentPart, Message, PartSource, ReasoningRole, SubagentOutcome, TextRole,
-};
+use crate::protocol::types::{ReasoningRole, SubagentOutcome, TextRole};
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
 use super::stream_text;
@@ -249,14 +246,17 @@ pub async fn subagents(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
 }
 
 /// Render hints are `CUSTOM{name: "ui_render_hint", value: {component, props}}`. The props
-/// each component takes (the UI validates them; anything else is shown as JSON):
+/// each component takes (the UI validates them with `crate::ui::render_hints::<component>::parse`
+/// and shows invalid ones as JSON; the tests below run these hints through those validators):
 ///
-/// - `chart`: `{"type": "bar" | "line", "title": string, "labels": [string],
-///   "series": [{"name": string, "values": [number]}]}`; each series has one value per label.
-/// - `table`: `{"title"?: string, "columns": [string], "rows": [[string | number]]}`; each row
-///   has one cell per column.
-/// - `card`: `{"title": string, "body": string (markdown), "actions"?: [{"label": string,
-///   "prompt": string}]}`; an action sends its prompt as the user's next message.
+/// - `chart`: `{"type": "bar" | "line", "title"?: string, "labels": [string] (1–50),
+///   "series": [{"name": string, "values": [number]}] (1–5)}`; each series has one finite value
+///   per label.
+/// - `table`: `{"title"?: string, "columns": [string] (non-empty), "rows": [[scalar]]}`; each row
+///   has one scalar cell per column.
+/// - `card`: `{"title": string, "body"?: string (plain text, line breaks kept),
+///   "fields"?: [{"label": string, "value": scalar}], "actions"?: [string]}`; actions are inert
+///   chips.
 pub async fn render_hints(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     let hints = [
         (
@@ -283,11 +283,12 @@ pub async fn render_hints(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
             "And a summary card:",
             json!({"component": "card", "props": {
                 "title": "Weekly summary",
-                "body": "Traffic is **up 12 %** on last week; `/docs` holds readers longest.",
-                "actions": [
-                    {"label": "Show the chart again", "prompt": "render_hints"},
-                    {"label": "Explain render hints", "prompt": "chat"}
-                ]
+                "body": "Traffic is up 12 % on last week.\n/docs holds readers longest.",
+                "fields": [
+                    {"label": "Visitors", "value": 905},
+                    {"label": "Change", "value": "+12 %"}
+                ],
+                "actions": ["Share", "Export CSV"]
             }}),
         ),
     ];
@@ -304,111 +305,139 @@ pub async fn render_hints(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     Ok(RunEnd::success())
 }
 
-/// Bytes encoded by base64 text, from its length alone (a `data:` URL prefix is skipped).
-pub(super) fn base64_size(text: &str) -> usize {
-    let body = match text.find(";base64,") {
-        Some(i) if text.starts_with("data:") => &text[i + ";base64,".len()..],
-        _ => text,
-    };
-    let len = body.chars().filter(|c| !c.is_whitespace()).count();
-    let padding = body
-        .trim_end()
-        .chars()
-        .rev()
-        .take_while(|&c| c == '=')
-        .count()
-        .min(2);
-    (len * 3 / 4).saturating_sub(padding)
-}
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
 
-fn human_size(n: usize) -> String {
-    match n {
-        n if n < 1024 => format!("{n} bytes"),
-        n if n < 1024 * 1024 => format!("{n} bytes ({:.1} KB)", n as f64 / 1024.0),
-        n => format!("{n} bytes ({:.1} MB)", n as f64 / (1024.0 * 1024.0)),
+    use super::super::testing::{assert_clean, assistant_text, run_scenario, types};
+    use super::{base64, INDEX_STEPS, SEARCH_RESULTS, THINKING};
+    use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
+    use crate::protocol::reduce::SubagentStatus;
+    use crate::protocol::types::Message;
+
+    #[test]
+    fn base64_matches_the_standard_alphabet() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(&[0xff, 0xfe]), "//4=");
     }
-}
 
-/// At most `n` characters, on one line, safe inside a markdown table cell.
-fn cell(s: &str, n: usize) -> String {
-    let mut out: String = s.chars().take(n).collect();
-    if s.chars().count() > n {
-        out.push('…');
+    #[tokio::test]
+    async fn reasoning_streams_thinking_with_an_encrypted_value_then_answers() {
+        let (events, p) = run_scenario("reasoning", |_| {}).await;
+        assert_clean("reasoning", &events, &p);
+        let t = types(&events);
+        let at = |ty: &str| t.iter().position(|x| *x == ty).unwrap();
+        assert!(at("REASONING_START") < at("REASONING_MESSAGE_START"));
+        assert!(at("REASONING_MESSAGE_END") < at("REASONING_ENCRYPTED_VALUE"));
+        assert!(at("REASONING_ENCRYPTED_VALUE") < at("REASONING_END"));
+        assert!(at("REASONING_END") < at("TEXT_MESSAGE_START"));
+        let r = p.conversation.messages.iter().find_map(|m| match m {
+            Message::Reasoning(r) => Some(r.clone()),
+            _ => None,
+        });
+        let r = r.expect("a reasoning message");
+        assert_eq!(r.content, THINKING);
+        assert_eq!(r.encrypted_value_type.as_deref(), Some("demo-opaque"));
+        assert!(r.encrypted_value.unwrap().len() > 20);
+        assert!(p.conversation.reasoning_spans.is_empty());
+        assert!(assistant_text(&p).contains("9.9 is larger"));
     }
-    out.replace(['\n', '\r'], " ").replace('|', "\\|")
-}
 
-/// The markdown table describing `parts`: kind, source, MIME type, size and a glimpse.
-pub(super) fn describe_parts(parts: &[ContentPart]) -> String {
-    let mut out = String::from(
-        "| # | kind | source | MIME type | size | details |\n|---|---|---|---|---|---|\n",
-    );
-    for (i, part) in parts.iter().enumerate() {
-        let (kind, media) = match part {
-            ContentPart::Text(t) => {
-                let n = t.text.chars().count();
-                out.push_str(&format!(
-                    "| {} | text | inline | text/plain | {n} chars | {} |\n",
-                    i + 1,
-                    cell(&t.text, 40)
-                ));
-                continue;
-            }
-            ContentPart::Image(m) => ("image", m),
-            ContentPart::Audio(m) => ("audio", m),
-            ContentPart::Video(m) => ("video", m),
-            ContentPart::Document(m) => ("document", m),
-        };
-        let (source, mime, size, details) = match &media.source {
-            PartSource::Data { value, mime_type } => (
-                "data",
-                Some(mime_type),
-                human_size(base64_size(value)),
-                "base64 inline".to_string(),
-            ),
-            PartSource::Url { value, mime_type } => {
-                ("url", mime_type.as_ref(), "—".into(), cell(value, 40))
-            }
-            PartSource::File {
-                value,
-                provider,
-                mime_type,
-            } => {
-                let by = provider
-                    .as_deref()
-                    .map(|p| format!(" ({p})"))
-                    .unwrap_or_default();
-                (
-                    "file",
-                    mime_type.as_ref(),
-                    "—".into(),
-                    format!("{}{by}", cell(value, 40)),
-                )
-            }
-        };
-        let mime = mime.map_or("—".to_string(), |m| cell(m, 60));
-        out.push_str(&format!(
-            "| {} | {kind} | {source} | {mime} | {size} | {details} |\n",
-            i + 1
-        ));
+    #[tokio::test]
+    async fn activities_are_patched_to_completion() {
+        let (events, p) = run_scenario("activities", |_| {}).await;
+        assert_clean("activities", &events, &p);
+        let acts: Vec<_> = p
+            .conversation
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Activity(a) => Some(a.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acts.len(), 2);
+        let task = &acts[0];
+        assert_eq!(task.activity_type, "BACKGROUND_TASK");
+        assert_eq!(task.content["progress"], 100);
+        assert_eq!(task.content["status"], "done");
+        let steps = task.content["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), INDEX_STEPS.len());
+        assert!(steps.iter().all(|s| s["status"] == "done"));
+        let search = &acts[1];
+        assert_eq!(search.activity_type, "SEARCH");
+        assert_eq!(search.content["status"], "done");
+        let results = search.content["results"].as_array().unwrap();
+        assert_eq!(results.len(), SEARCH_RESULTS.len());
+        assert!(
+            types(&events)
+                .iter()
+                .filter(|t| **t == "ACTIVITY_DELTA")
+                .count()
+                >= 8
+        );
     }
-    out
-}
 
-pub async fn multimodal(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
-    let content = ctx.input.messages.iter().rev().find_map(|m| match m {
-        Message::User(u) => Some(u.content.clone()),
-        _ => None,
-    });
-    let text = match content {
-        Some(Content::Parts(parts)) if !parts.is_empty() => format!(
-            "Your message has {} part{}:\n\n{}",
-            parts.len(),
-            if parts.len() == 1 { "" } else { "s" },
-            describe_parts(&parts)
-        ),
-        _ => "Your message is plain text, so there is nothing to describe. Attach an image, audio, video or document to your message and send `multimodal` again: I will list each part's kind, source (inline data, URL or provider file), MIME type and size.".into(),
-    };
-    stream_text(ctx, &text).await?;
-    Ok(RunEnd::success())
+    #[tokio::test]
+    async fn subagents_speak_in_their_own_lanes() {
+        let (events, p) = run_scenario("subagents", |_| {}).await;
+        assert_clean("subagents", &events, &p);
+        let subs = &p.conversation.subagents;
+        let names: Vec<_> = subs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["researcher", "writer"]);
+        assert!(subs.iter().all(|s| s.status == SubagentStatus::Finished));
+        for s in subs {
+            let said = p.conversation.messages.iter().any(|m| match m {
+                Message::Assistant(a) => a.subagent_run_id.as_deref() == Some(s.id.as_str()),
+                _ => false,
+            });
+            assert!(said, "{} has no attributed message", s.name);
+        }
+        // Root messages carry no attribution; attributed steps ran inside each subagent.
+        let root = p.conversation.messages.iter().filter(|m| match m {
+            Message::Assistant(a) => a.subagent_run_id.is_none(),
+            _ => false,
+        });
+        assert_eq!(root.count(), 2);
+        let attributed_steps = events
+            .iter()
+            .filter(|e| e.type_name() == "STEP_STARTED" && e.subagent_run_id.is_some())
+            .count();
+        assert_eq!(attributed_steps, 2);
+    }
+
+    #[tokio::test]
+    async fn render_hints_send_a_chart_a_table_and_a_card() {
+        let (events, p) = run_scenario("render_hints", |_| {}).await;
+        assert_clean("render_hints", &events, &p);
+        let hints: Vec<_> = p
+            .conversation
+            .custom_events
+            .iter()
+            .filter(|(n, _)| n == RENDER_HINT_CUSTOM_NAME)
+            .map(|(_, v)| v.clone())
+            .collect();
+        let components: Vec<_> = hints.iter().map(|h| h["component"].clone()).collect();
+        assert_eq!(components, [json!("chart"), json!("table"), json!("card")]);
+        let chart = &hints[0]["props"];
+        let labels = chart["labels"].as_array().unwrap().len();
+        for s in chart["series"].as_array().unwrap() {
+            assert_eq!(s["values"].as_array().unwrap().len(), labels);
+        }
+        let table = &hints[1]["props"];
+        let columns = table["columns"].as_array().unwrap().len();
+        for row in table["rows"].as_array().unwrap() {
+            assert_eq!(row.as_array().unwrap().len(), columns);
+        }
+        // The UI's own validators accept every hint (invalid props would render as raw JSON).
+        use crate::ui::render_hints::{card, chart, table};
+        chart::parse(&hints[0]["props"]).expect("valid chart props");
+        table::parse(&hints[1]["props"]).expect("valid table props");
+        let c = card::parse(&hints[2]["props"]).expect("valid card props");
+        assert_eq!((c.fields.len(), c.actions.len()), (2, 2));
+    }
 }

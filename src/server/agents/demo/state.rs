@@ -240,6 +240,8 @@ mod tests {
         let steps = state["plan"]["steps"].as_array().unwrap();
         assert_eq!(steps.len(), PLAN_STEPS.len());
         assert!(steps.iter().all(|s| s["status"] == "completed"));
+        // The plan is shaped as the UI's checklist component takes it.
+        crate::ui::render_hints::checklist::parse(&state["plan"]).expect("checklist props");
         let t = types(&events);
         assert_eq!(
             t.iter().filter(|t| **t == "STATE_DELTA").count(),

@@ -200,54 +200,46 @@ pub async fn tool_ui(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::super::testing::{assert_clean, assistant_text, run_scenario, types, user};
+    use super::super::testing::{
+        assert_clean, assistant_text, call_and_result, run_scenario, types, user,
+    };
     use super::pieces;
-    use crate::protocol::pipeline::Pipeline;
-    use crate::protocol::types::{Message, ToolCall};
-
-    /// The one tool call of the run, its arguments, and the result message's JSON.
-    pub(crate) fn call_and_result(p: &Pipeline) -> (ToolCall, Value, Option<Value>) {
-        let msgs = &p.conversation.messages;
-        let (i, call) = msgs
-            .iter()
-            .enumerate()
-            .find_map(|(i, m)| match m {
-                Message::Assistant(a) => Some((i, a.tool_calls.as_ref()?.first()?.clone())),
-                _ => None,
-            })
-            .expect("a tool call");
-        let args = serde_json::from_str(&call.function.arguments).expect("JSON arguments");
-        // The result sits right after the message that owns the call.
-        let result = match msgs.get(i + 1) {
-            Some(Message::Tool(t)) => {
-                assert_eq!(t.tool_call_id, call.id);
-                Some(serde_json::from_str(&t.content.text()).expect("JSON result"))
-            }
-            _ => None,
-        };
-        (call, args, result)
-    }
 
     async fn backend(text: &str) -> (Value, Option<Value>, String) {
-        let (events, p) =
-            run_scenario("backend_tool", |i| i.messages = vec![user(text)]).await;
+        let (events, p) = run_scenario("backend_tool", |i| i.messages = vec![user(text)]).await;
         assert_clean(text, &events, &p);
-        assert!(types(&events).iter().filter(|t| **t == "TOOL_CALL_ARGS").count() > 1);
+        assert!(
+            types(&events)
+                .iter()
+                .filter(|t| **t == "TOOL_CALL_ARGS")
+                .count()
+                > 1
+        );
         let (call, args, result) = call_and_result(&p);
         let name = call.function.name.clone();
-        (json!({"name": name, "args": args}), result, assistant_text(&p))
+        (
+            json!({"name": name, "args": args}),
+            result,
+            assistant_text(&p),
+        )
     }
 
     #[tokio::test]
     async fn backend_tool_calculates() {
         let (call, result, text) = backend("backend_tool 12 * 7").await;
-        assert_eq!(call, json!({"name": "calculate", "args": {"expression": "12 * 7"}}));
+        assert_eq!(
+            call,
+            json!({"name": "calculate", "args": {"expression": "12 * 7"}})
+        );
         assert_eq!(result, Some(json!({"expression": "12 * 7", "result": 84})));
         assert!(text.starts_with("Let me calculate that."), "{text}");
         assert!(text.ends_with("12 * 7 = 84."), "{text}");
 
         let (_, result, text) = backend("backend_tool (3+4)/2").await;
-        assert_eq!(result, Some(json!({"expression": "(3+4)/2", "result": 3.5})));
+        assert_eq!(
+            result,
+            Some(json!({"expression": "(3+4)/2", "result": 3.5}))
+        );
         assert!(text.contains("(3+4)/2 = 3.5."), "{text}");
 
         let (call, _, _) = backend("backend_tool").await;
@@ -273,10 +265,16 @@ mod tests {
     #[tokio::test]
     async fn backend_tool_errors_are_tool_results_not_run_errors() {
         let (_, result, text) = backend("backend_tool 1 / 0").await;
-        assert_eq!(result, Some(json!({"expression": "1 / 0", "error": "division by zero"})));
+        assert_eq!(
+            result,
+            Some(json!({"expression": "1 / 0", "error": "division by zero"}))
+        );
         assert!(text.contains("division by zero"), "{text}");
         let (_, result, _) = backend("backend_tool 3 + * 4").await;
-        assert!(result.unwrap()["error"].as_str().unwrap().contains("unexpected"));
+        assert!(result.unwrap()["error"]
+            .as_str()
+            .unwrap()
+            .contains("unexpected"));
     }
 
     #[tokio::test]
@@ -287,10 +285,19 @@ mod tests {
         assert_eq!(call.function.name, "generate_haiku");
         assert_eq!(args["japanese"].as_array().unwrap().len(), 3);
         assert_eq!(args["english"].as_array().unwrap().len(), 3);
-        assert!(args["gradient"].as_str().unwrap().starts_with("linear-gradient("));
+        assert!(args["gradient"]
+            .as_str()
+            .unwrap()
+            .starts_with("linear-gradient("));
         assert!(args.get("image_url").is_none());
         assert_eq!(result, Some(json!({"rendered": true})));
-        assert!(types(&events).iter().filter(|t| **t == "TOOL_CALL_ARGS").count() >= 4);
+        assert!(
+            types(&events)
+                .iter()
+                .filter(|t| **t == "TOOL_CALL_ARGS")
+                .count()
+                >= 4
+        );
     }
 
     #[test]
