@@ -9,6 +9,8 @@
 //! Under SSR the hook returns inert signals holding the initial messages, and its callbacks do
 //! nothing; the browser makes them live after hydration.
 
+#![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+
 use std::collections::{BTreeSet, HashMap};
 
 use leptos::prelude::*;
@@ -53,6 +55,10 @@ pub struct RunView {
     /// Milliseconds (page clock) when the current or last run started and ended.
     pub started_at: Option<f64>,
     pub ended_at: Option<f64>,
+    /// Render hints (`CUSTOM` events named `ui_render_hint`) of every run of the thread, in
+    /// arrival order: `(component, props, position)`, where `position` is how many messages the
+    /// conversation had when the hint arrived (the transcript shows it after that many).
+    pub render_hints: Vec<(String, Value, usize)>,
 }
 
 /// A run error to show in the banner.
@@ -240,6 +246,9 @@ pub(crate) fn run_view(conv: &Conversation, prev: &RunView) -> RunView {
         interrupts: conv.pending_interrupts.clone(),
         started_at: prev.started_at,
         ended_at: prev.ended_at,
+        // Kept by the live session as hints arrive (the reducer keeps only name/value pairs,
+        // not where in the transcript they belong), so they survive later runs.
+        render_hints: prev.render_hints.clone(),
     }
 }
 
@@ -274,7 +283,10 @@ pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
                 kind,
                 tool_call_id: Some(call.id.clone()),
                 tool_name: call.function.name.clone(),
-                message: args.get("action").and_then(Value::as_str).map(str::to_string),
+                message: args
+                    .get("action")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 risk: args
                     .get("risk_level")
                     .or_else(|| args.get("risk"))
@@ -297,7 +309,9 @@ pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
                 id: i.id.clone(),
                 kind: ApprovalKind::Interrupt,
                 tool_call_id: i.tool_call_id.clone(),
-                tool_name: call.map(|c| c.function.name.clone()).unwrap_or_else(|| i.reason.clone()),
+                tool_name: call
+                    .map(|c| c.function.name.clone())
+                    .unwrap_or_else(|| i.reason.clone()),
                 args: call
                     .and_then(|c| serde_json::from_str(&c.function.arguments).ok())
                     .unwrap_or(Value::Null),
@@ -315,6 +329,19 @@ pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
     out
 }
 
+/// A render hint from a `CUSTOM` event's `value`: `(component, props)`. Props default to `{}`;
+/// a value without a string `component` gives an empty name (the UI shows its JSON) and the
+/// whole value as props.
+pub fn render_hint_of(value: &Value) -> (String, Value) {
+    match value.get("component").and_then(Value::as_str) {
+        Some(c) => (
+            c.to_string(),
+            value.get("props").cloned().unwrap_or_else(|| json!({})),
+        ),
+        None => (String::new(), value.clone()),
+    }
+}
+
 /// The `tool` message content that answers a frontend tool.
 pub fn frontend_tool_answer(approved: bool, edited: Option<Value>, args: &Value) -> String {
     let mut v = json!({ "approved": approved });
@@ -326,7 +353,10 @@ pub fn frontend_tool_answer(approved: bool, edited: Option<Value>, args: &Value)
 
 /// The `resume` entries answering interrupts: every pending interrupt must be covered, so the
 /// ones the user did not answer are cancelled.
-pub fn resume_entries(interrupts: &[Interrupt], answers: &HashMap<String, Value>) -> Vec<ResumeEntry> {
+pub fn resume_entries(
+    interrupts: &[Interrupt],
+    answers: &HashMap<String, Value>,
+) -> Vec<ResumeEntry> {
     interrupts
         .iter()
         .map(|i| match answers.get(&i.id) {
@@ -350,7 +380,10 @@ pub fn resume_entries(interrupts: &[Interrupt], answers: &HashMap<String, Value>
 pub fn is_success(status: &RunStatus) -> bool {
     matches!(
         status,
-        RunStatus::Finished { outcome: None | Some(RunOutcome::Success { .. }), .. }
+        RunStatus::Finished {
+            outcome: None | Some(RunOutcome::Success { .. }),
+            ..
+        }
     )
 }
 
@@ -387,7 +420,10 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         run.with(|r| approvals_of(&msgs, r))
     });
     let is_running = Signal::derive(move || {
-        matches!(connection.get(), Connection::Connecting | Connection::Streaming)
+        matches!(
+            connection.get(),
+            Connection::Connecting | Connection::Streaming
+        )
     });
 
     #[cfg(feature = "hydrate")]
@@ -465,7 +501,10 @@ mod tests {
     fn frontend_tool_pending_after_the_run_is_an_approval() {
         let msgs = vec![assistant_with_call("confirm", "c1", r#"{"x":1}"#)];
         let run = RunView {
-            status: RunStatus::Finished { run_id: "r".into(), outcome: None },
+            status: RunStatus::Finished {
+                run_id: "r".into(),
+                outcome: None,
+            },
             pending_tool_call_ids: vec!["c1".into()],
             ..Default::default()
         };
@@ -478,7 +517,11 @@ mod tests {
     #[test]
     fn answered_calls_are_not_approvals() {
         let msgs = vec![
-            assistant_with_call("request_approval", "c1", r#"{"action":"deploy","risk_level":"high"}"#),
+            assistant_with_call(
+                "request_approval",
+                "c1",
+                r#"{"action":"deploy","risk_level":"high"}"#,
+            ),
             Message::Tool(ToolMessage {
                 id: "t".into(),
                 content: crate::protocol::types::Content::Text("{}".into()),
@@ -499,7 +542,11 @@ mod tests {
 
     #[test]
     fn in_stream_request_is_an_approval_with_risk() {
-        let msgs = vec![assistant_with_call("request_approval", "c1", r#"{"action":"deploy","risk_level":"high"}"#)];
+        let msgs = vec![assistant_with_call(
+            "request_approval",
+            "c1",
+            r#"{"action":"deploy","risk_level":"high"}"#,
+        )];
         let run = RunView {
             status: RunStatus::Running { run_id: "r".into() },
             ..Default::default()
@@ -523,8 +570,17 @@ mod tests {
             subagent_run_id: None,
         };
         let run = RunView {
-            status: RunStatus::Finished { run_id: "r".into(), outcome: None },
-            interrupts: vec![i.clone(), Interrupt { id: "i2".into(), ..i.clone() }],
+            status: RunStatus::Finished {
+                run_id: "r".into(),
+                outcome: None,
+            },
+            interrupts: vec![
+                i.clone(),
+                Interrupt {
+                    id: "i2".into(),
+                    ..i.clone()
+                },
+            ],
             ..Default::default()
         };
         assert_eq!(approvals_of(&[], &run).len(), 2);

@@ -10,14 +10,16 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use super::session::{
-    approvals_of, frontend_tool_answer, resume_entries, run_view, sync_messages, Actions,
-    ApprovalKind, Connection, EventRecord, MessageEntry, Pending, RunErrorView, RunView,
+    approvals_of, frontend_tool_answer, render_hint_of, resume_entries, run_view, sync_messages,
+    Actions, ApprovalKind, Connection, EventRecord, MessageEntry, Pending, RunErrorView, RunView,
     SendInput, UseAgentOptions, Writers,
 };
 use super::transport::{now_ms, post_json, post_stream, random_id, TransportError};
 use crate::protocol::compat::prepare_request;
+use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
+use crate::protocol::event::EventKind;
 use crate::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
-use crate::protocol::reduce::{Conversation, RunStatus};
+use crate::protocol::reduce::{Change, Conversation, RunStatus};
 use crate::protocol::types::{
     Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, ToolMessage, UserMessage,
 };
@@ -44,7 +46,10 @@ type Shared = Rc<RefCell<Live>>;
 
 impl Live {
     fn current(&self) -> &Conversation {
-        self.pipeline.as_ref().map(|p| &p.conversation).unwrap_or(&self.conversation)
+        self.pipeline
+            .as_ref()
+            .map(|p| &p.conversation)
+            .unwrap_or(&self.conversation)
     }
     fn current_mut(&mut self) -> &mut Conversation {
         match self.pipeline.as_mut() {
@@ -181,7 +186,11 @@ fn user_message(text: String, attachments: Vec<ContentPart>) -> Message {
     } else {
         let mut parts = Vec::with_capacity(attachments.len() + 1);
         if !text.is_empty() {
-            parts.push(ContentPart::Text(TextPart { text, id: None, metadata: None }));
+            parts.push(ContentPart::Text(TextPart {
+                text,
+                id: None,
+                metadata: None,
+            }));
         }
         parts.extend(attachments);
         Content::Parts(parts)
@@ -206,7 +215,8 @@ fn answer(
     messages: ReadSignal<Vec<MessageEntry>>,
     run: ReadSignal<RunView>,
 ) {
-    let msgs: Vec<Message> = messages.with_untracked(|m| m.iter().map(|e| e.msg.get_untracked()).collect());
+    let msgs: Vec<Message> =
+        messages.with_untracked(|m| m.iter().map(|e| e.msg.get_untracked()).collect());
     let approvals = run.with_untracked(|r| approvals_of(&msgs, r));
     let Some(a) = approvals.into_iter().find(|a| a.id == id) else {
         return;
@@ -257,7 +267,10 @@ fn answer(
                         message: format!("the server did not take the answer (HTTP {s})"),
                         code: None,
                     })),
-                    Err(e) => w.error.set(Some(RunErrorView { message: e.to_string(), code: None })),
+                    Err(e) => w.error.set(Some(RunErrorView {
+                        message: e.to_string(),
+                        code: None,
+                    })),
                 }
             });
         }
@@ -266,7 +279,9 @@ fn answer(
             if let Some(e) = edited {
                 payload["editedArgs"] = e;
             }
-            l.borrow_mut().interrupt_answers.insert(a.id.clone(), payload);
+            l.borrow_mut()
+                .interrupt_answers
+                .insert(a.id.clone(), payload);
             maybe_resume(l, thread);
         }
     }
@@ -279,7 +294,11 @@ fn maybe_resume(l: &Shared, thread: String) {
         if b.pipeline.is_some() {
             return;
         }
-        (b.conversation.pending_interrupts.clone(), b.interrupt_answers.clone(), b.conversation.clone())
+        (
+            b.conversation.pending_interrupts.clone(),
+            b.interrupt_answers.clone(),
+            b.conversation.clone(),
+        )
     };
     if interrupts.is_empty() || !interrupts.iter().all(|i| answers.contains_key(&i.id)) {
         return;
@@ -293,7 +312,11 @@ fn maybe_resume(l: &Shared, thread: String) {
 fn tool_result_url(agent_url: &str) -> String {
     let origin = agent_url
         .split_once("://")
-        .and_then(|(scheme, rest)| rest.split('/').next().map(|host| format!("{scheme}://{host}")))
+        .and_then(|(scheme, rest)| {
+            rest.split('/')
+                .next()
+                .map(|host| format!("{scheme}://{host}"))
+        })
         .unwrap_or_default();
     format!("{origin}/api/ag-ui/tool-result")
 }
@@ -307,7 +330,12 @@ fn start_run(
 ) {
     let (url, headers, tools, w) = {
         let b = l.borrow();
-        (b.options.url.get_untracked(), b.options.headers.get_untracked(), b.options.tools.clone(), b.w)
+        (
+            b.options.url.get_untracked(),
+            b.options.headers.get_untracked(),
+            b.options.tools.clone(),
+            b.w,
+        )
     };
     let mut input = RunAgentInput::new(thread_id, format!("run-{}", random_id()));
     input.messages = conv
@@ -341,7 +369,10 @@ fn start_run(
     w.connection.set(Connection::Connecting);
     schedule_frame(l);
     let Some(signal) = signal else {
-        w.error.set(Some(RunErrorView { message: "cannot create an AbortController".into(), code: None }));
+        w.error.set(Some(RunErrorView {
+            message: "cannot create an AbortController".into(),
+            code: None,
+        }));
         return;
     };
     let l = l.clone();
@@ -349,7 +380,10 @@ fn start_run(
         let body = body.to_string();
         let result = {
             let l2 = l.clone();
-            post_stream(&url, &body, &headers, &signal, move |bytes| on_bytes(&l2, bytes)).await
+            post_stream(&url, &body, &headers, &signal, move |bytes| {
+                on_bytes(&l2, bytes)
+            })
+            .await
         };
         finish_run(&l, result);
     });
@@ -375,7 +409,23 @@ fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
     };
     b.warnings_seen += warnings.len();
     let n = delivered.len();
+    // How many messages the conversation had after each event: the count now, less the messages
+    // later events of this batch added (a snapshot in between makes this approximate).
+    let mut count = b.current().messages.len();
+    let mut counts = vec![0; n];
+    for (i, d) in delivered.iter().enumerate().rev() {
+        counts[i] = count;
+        if matches!(d.change, Change::MessageAdded { .. }) {
+            count = count.saturating_sub(1);
+        }
+    }
     for (i, d) in delivered.into_iter().enumerate() {
+        if let EventKind::Custom { name, value } = &d.event.kind {
+            if name == RENDER_HINT_CUSTOM_NAME {
+                let (component, props) = render_hint_of(value);
+                b.run_view.render_hints.push((component, props, counts[i]));
+            }
+        }
         b.pending.note(&d.change);
         b.seq += 1;
         let seq = b.seq;
@@ -384,7 +434,11 @@ fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
             at_ms: now,
             type_name: d.event.type_name(),
             json: d.event.to_value(),
-            warnings: if i + 1 == n { warnings.clone() } else { Vec::new() },
+            warnings: if i + 1 == n {
+                warnings.clone()
+            } else {
+                Vec::new()
+            },
         });
     }
     b.pending.warnings.extend(warnings);
@@ -393,7 +447,9 @@ fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
 fn finish_run(l: &Shared, result: Result<(), TransportError>) {
     let mut b = l.borrow_mut();
     b.abort = None;
-    let Some(mut p) = b.pipeline.take() else { return };
+    let Some(mut p) = b.pipeline.take() else {
+        return;
+    };
     let delivered = p.finish();
     b.pipeline = Some(p);
     record(&mut b, delivered);
@@ -404,9 +460,15 @@ fn finish_run(l: &Shared, result: Result<(), TransportError>) {
             message: http_error_message(*status, body),
             code: Some(format!("HTTP_{status}")),
         }),
-        (Err(e), _) => Some(RunErrorView { message: e.to_string(), code: Some("NETWORK".into()) }),
+        (Err(e), _) => Some(RunErrorView {
+            message: e.to_string(),
+            code: Some("NETWORK".into()),
+        }),
         (Ok(()), StreamOutcome::Failed) => Some(RunErrorView {
-            message: format!("the agent's stream broke the AG-UI protocol: {}", p.error().unwrap_or("")),
+            message: format!(
+                "the agent's stream broke the AG-UI protocol: {}",
+                p.error().unwrap_or("")
+            ),
             code: Some("PROTOCOL".into()),
         }),
         (Ok(()), StreamOutcome::Truncated) => Some(RunErrorView {
@@ -414,7 +476,10 @@ fn finish_run(l: &Shared, result: Result<(), TransportError>) {
             code: Some("TRUNCATED".into()),
         }),
         (Ok(()), StreamOutcome::Completed) => match &p.conversation.run {
-            RunStatus::Error { message, code } => Some(RunErrorView { message: message.clone(), code: code.clone() }),
+            RunStatus::Error { message, code } => Some(RunErrorView {
+                message: message.clone(),
+                code: code.clone(),
+            }),
             _ => None,
         },
     };
@@ -425,7 +490,10 @@ fn finish_run(l: &Shared, result: Result<(), TransportError>) {
             RunStatus::Running { run_id } => run_id.clone(),
             _ => String::new(),
         };
-        conv.run = RunStatus::Finished { run_id, outcome: Some(RunOutcome::Cancelled) };
+        conv.run = RunStatus::Finished {
+            run_id,
+            outcome: Some(RunOutcome::Cancelled),
+        };
     }
     b.conversation = conv;
     b.run_view.ended_at = Some(now_ms());
@@ -433,7 +501,11 @@ fn finish_run(l: &Shared, result: Result<(), TransportError>) {
     b.pending.messages_reset = true;
     let w = b.w;
     drop(b);
-    w.connection.set(if error.is_some() { Connection::Failed } else { Connection::Closed });
+    w.connection.set(if error.is_some() {
+        Connection::Failed
+    } else {
+        Connection::Closed
+    });
     if error.is_some() {
         w.error.set(error);
     }
@@ -469,8 +541,16 @@ fn flush(l: &Shared) {
     let pending = std::mem::take(&mut b.pending);
     let w = b.w;
     {
-        let Live { pipeline, conversation, signals, .. } = &mut *b;
-        let conv = pipeline.as_ref().map(|p| &p.conversation).unwrap_or(conversation);
+        let Live {
+            pipeline,
+            conversation,
+            signals,
+            ..
+        } = &mut *b;
+        let conv = pipeline
+            .as_ref()
+            .map(|p| &p.conversation)
+            .unwrap_or(conversation);
         sync_messages(conv, &pending, signals, &w);
     }
     if pending.state {

@@ -29,7 +29,9 @@ impl std::fmt::Display for TransportError {
 }
 
 fn js_err(v: JsValue) -> TransportError {
-    let name = Reflect::get(&v, &"name".into()).ok().and_then(|n| n.as_string());
+    let name = Reflect::get(&v, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string());
     if name.as_deref() == Some("AbortError") {
         return TransportError::Aborted;
     }
@@ -68,7 +70,11 @@ pub async fn post_stream(
         .unchecked_into();
     if !resp.ok() {
         let text = match resp.text() {
-            Ok(p) => JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
+            Ok(p) => JsFuture::from(p)
+                .await
+                .ok()
+                .and_then(|t| t.as_string())
+                .unwrap_or_default(),
             Err(_) => String::new(),
         };
         return Err(TransportError::Http {
@@ -97,7 +103,11 @@ pub async fn post_stream(
 }
 
 /// POST a small JSON body and return the status (for `POST /api/ag-ui/tool-result`).
-pub async fn post_json(url: &str, body: &str, headers: &[(String, String)]) -> Result<u16, TransportError> {
+pub async fn post_json(
+    url: &str,
+    body: &str,
+    headers: &[(String, String)],
+) -> Result<u16, TransportError> {
     let h = Headers::new().map_err(js_err)?;
     h.set("Content-Type", "application/json").map_err(js_err)?;
     for (k, v) in headers {

@@ -1,9 +1,24 @@
-//! The application shell and root component.
+//! The application shell, the router and the studio page: a live AG-UI client.
+//!
+//! Layout: a header (product name, agent picker and "Agent URL", panel toggles, theme toggle),
+//! the threads of this tab on the left, the conversation in the middle (transcript, run status,
+//! composer), and the shared-state and event-inspector panels on the right when toggled. On a
+//! phone-sized screen everything stacks: threads become a strip, panels go under the chat.
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
+
+use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
+use crate::ui::chat::Chat;
+use crate::ui::composer::Composer;
+use crate::ui::inspector::Inspector;
+use crate::ui::run_status::RunStatus;
+use crate::ui::state_panel::StatePanel;
+use crate::ui::suggestions::Suggestions;
+use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
+use crate::ui::threads::{ThreadList, ThreadRecord, ThreadStore};
 
 /// The HTML document the server renders around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -13,7 +28,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light dark"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
+                <script>{THEME_BOOT_SCRIPT}</script>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -34,34 +51,125 @@ pub fn App() -> impl IntoView {
         <Title text="agui-studio"/>
         <Router>
             <Routes fallback=NotFound>
-                <Route path=path!("/") view=Home/>
+                <Route path=path!("/") view=Studio/>
             </Routes>
         </Router>
     }
+    .into_any()
 }
 
-/// The start page. The live client UI replaces it; it already proves that hydration works.
+/// The studio: talk to an AG-UI agent and see everything it streams.
 #[component]
-fn Home() -> impl IntoView {
+pub fn Studio() -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
+    let agents = agents_resource();
+    let token = RwSignal::new(String::new());
+    let headers = Signal::derive(move || {
+        let t = token.get();
+        if t.is_empty() {
+            Vec::new()
+        } else {
+            vec![("Authorization".to_string(), format!("Bearer {t}"))]
+        }
+    });
+    let store = ThreadStore::new(headers);
+    let show_state = RwSignal::new(false);
+    let show_events = RwSignal::new(false);
+    let url = Signal::derive(move || store.current().url.get());
+    let set_url = Callback::new(move |u: String| store.current_untracked().url.set(u));
+
     view! {
-        <main class="app">
-            <header class="app-header">
-                <h1>"agui-studio"</h1>
-                <p class="tagline">"An AG-UI server and a live AG-UI client in one binary."</p>
-            </header>
-            <section class="card">
-                <p>
-                    "Status: "
-                    <span id="hydration-status" data-hydrated=move || hydrated.get().to_string()>
+        <div
+            class="studio"
+            class:with-state=move || show_state.get()
+            class:with-events=move || show_events.get()
+        >
+            <a class="skip-link" href="#composer-input">"Skip to message"</a>
+            <header class="studio-header">
+                <div class="brand">
+                    <span class="brand-mark" aria-hidden="true">"◆"</span>
+                    <h1 class="brand-name">"agui-studio"</h1>
+                </div>
+                <AgentPicker agents url on_change=set_url token/>
+                <div class="header-actions">
+                    <button
+                        type="button"
+                        class="toggle"
+                        aria-pressed=move || show_state.get().to_string()
+                        on:click=move |_| show_state.update(|v| *v = !*v)
+                    >
+                        "State"
+                    </button>
+                    <button
+                        type="button"
+                        class="toggle"
+                        aria-pressed=move || show_events.get().to_string()
+                        on:click=move |_| show_events.update(|v| *v = !*v)
+                    >
+                        "Events"
+                    </button>
+                    <ThemeToggle/>
+                    <span
+                        id="hydration-status"
+                        class="hydration-status"
+                        data-hydrated=move || hydrated.get().to_string()
+                        title="Whether the page is live in this browser"
+                    >
                         {move || if hydrated.get() { "interactive" } else { "server-rendered" }}
                     </span>
-                </p>
-                <p>"Health: " <a href="/healthz">"/healthz"</a></p>
-            </section>
-        </main>
+                </div>
+            </header>
+            <div class="studio-body">
+                <ThreadList store/>
+                {move || {
+                    let thread = store.current();
+                    view! { <ThreadView thread agents show_state show_events/> }
+                }}
+            </div>
+        </div>
     }
+    .into_any()
+}
+
+/// One thread: its conversation and its panels.
+#[component]
+fn ThreadView(
+    thread: ThreadRecord,
+    agents: Resource<Vec<AgentSummary>>,
+    show_state: RwSignal<bool>,
+    show_events: RwSignal<bool>,
+) -> impl IntoView {
+    let agent = thread.agent;
+    let url: Signal<String> = thread.url.into();
+    let chips = move |compact: bool| {
+        view! {
+            <Suggestions
+                agents
+                url
+                on_pick=agent.send
+                disabled=agent.is_running
+                compact
+            />
+        }
+    };
+    view! {
+        <main class="studio-main">
+            <Chat agent empty_extra=move || chips(false)/>
+            <RunStatus agent/>
+            <Show when=move || !agent.messages.with(Vec::is_empty)>
+                <div class="composer-suggestions">{chips(true)}</div>
+            </Show>
+            <Composer on_send=agent.send on_stop=agent.stop is_running=agent.is_running/>
+        </main>
+        <Show when=move || show_state.get()>
+            <StatePanel state=agent.state on_save=agent.set_state/>
+        </Show>
+        <Show when=move || show_events.get()>
+            <Inspector events=agent.events warnings=agent.warnings/>
+        </Show>
+    }
+    .into_any()
 }
 
 #[component]
@@ -73,9 +181,12 @@ fn NotFound() -> impl IntoView {
         }
     }
     view! {
-        <main class="app">
+        <main class="not-found">
             <h1>"Not found"</h1>
-            <p><a href="/">"Back to agui-studio"</a></p>
+            <p>
+                <a href="/">"Back to agui-studio"</a>
+            </p>
         </main>
     }
+    .into_any()
 }

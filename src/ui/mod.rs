@@ -20,5 +20,6 @@ pub mod threads;
 pub mod tool_call;
 pub mod util;
 
-#[cfg(test)]
+// Rendering views to HTML needs the `ssr` feature.
+#[cfg(all(test, feature = "ssr"))]
 mod tests;

@@ -1,0 +1,112 @@
+//! An activity message (`ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`) as a live card: its type, title
+//! and status, a progress bar when the content has a numeric `progress` (0–100), and the rest
+//! of the content as a JSON tree.
+
+use leptos::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::protocol::types::Message as Msg;
+use crate::ui::render_hints::JsonView;
+
+/// Content keys the card shows itself (the rest goes to the JSON view).
+const SHOWN: [&str; 4] = ["progress", "title", "status", "name"];
+
+/// The parts of an activity's content: `(title, status, progress 0–100, the rest)`.
+pub fn activity_parts(
+    content: &Map<String, Value>,
+) -> (
+    Option<String>,
+    Option<String>,
+    Option<f64>,
+    Map<String, Value>,
+) {
+    let text = |k: &str| content.get(k).and_then(Value::as_str).map(str::to_string);
+    let progress = content
+        .get("progress")
+        .and_then(Value::as_f64)
+        .filter(|p| p.is_finite())
+        .map(|p| p.clamp(0.0, 100.0));
+    let rest = content
+        .iter()
+        .filter(|(k, _)| !SHOWN.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (
+        text("title").or_else(|| text("name")),
+        text("status"),
+        progress,
+        rest,
+    )
+}
+
+/// An activity card (`role="group"`, accessible name "Activity: <type>").
+#[component]
+pub fn Activity(
+    /// The activity message.
+    #[prop(into)]
+    message: Signal<Msg>,
+) -> impl IntoView {
+    let kind = Memo::new(move |_| {
+        message.with(|m| match m {
+            Msg::Activity(a) => a.activity_type.clone(),
+            _ => String::new(),
+        })
+    });
+    let parts = Memo::new(move |_| {
+        message.with(|m| match m {
+            Msg::Activity(a) => activity_parts(&a.content),
+            _ => Default::default(),
+        })
+    });
+    let title = move || parts.with(|p| p.0.clone());
+    let status = move || parts.with(|p| p.1.clone());
+    let progress = move || parts.with(|p| p.2);
+    let rest = Signal::derive(move || parts.with(|p| Value::Object(p.3.clone())));
+    view! {
+        <div
+            class="activity-card"
+            data-role="activity"
+            role="group"
+            aria-label=move || format!("Activity: {}", kind.get())
+        >
+            <div class="activity-head">
+                <span class="activity-icon" aria-hidden="true">"◔"</span>
+                <span class="activity-type">{move || kind.get()}</span>
+                {move || title().map(|t| view! { <strong class="activity-title">{t}</strong> })}
+                {move || status().map(|s| view! { <span class="badge activity-status">{s}</span> })}
+            </div>
+            <Show when=move || progress().is_some()>
+                <div class="activity-progress">
+                    <progress
+                        max="100"
+                        value=move || progress().unwrap_or(0.0)
+                        aria-label=move || format!("{} progress", kind.get())
+                    ></progress>
+                    <span class="activity-pct">
+                        {move || format!("{:.0} %", progress().unwrap_or(0.0))}
+                    </span>
+                </div>
+            </Show>
+            <Show when=move || rest.with(|r| r.as_object().is_some_and(|o| !o.is_empty()))>
+                <JsonView value=rest collapsed_depth=1/>
+            </Show>
+        </div>
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parts_split_the_content() {
+        let c = json!({"title": "Indexing", "status": "running", "progress": 140, "files": 3});
+        let (t, s, p, rest) = activity_parts(c.as_object().unwrap());
+        assert_eq!(t.as_deref(), Some("Indexing"));
+        assert_eq!(s.as_deref(), Some("running"));
+        assert_eq!(p, Some(100.0));
+        assert_eq!(Value::Object(rest), json!({"files": 3}));
+    }
+}

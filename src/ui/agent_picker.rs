@@ -1,0 +1,190 @@
+//! Which agent the thread talks to: one of the agents this server hosts (a `<select>`), or any
+//! AG-UI endpoint typed into the "Agent URL" field (its full URL is the POST target).
+//!
+//! The hosted agents are a [`Resource`] the server fills from its agent registry while it
+//! renders the page; the browser reads them from the serialized page, so the picker is complete
+//! in the first paint and never fetches on its own.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A scenario of an agent (the demo agent publishes its scenarios in `GET /api/agents`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub description: String,
+}
+
+/// An agent hosted by this server, as `GET /api/agents` describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentSummary {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// The AG-UI endpoint (`/api/agents/{id}`).
+    pub url: String,
+    #[serde(default)]
+    pub scenarios: Vec<ScenarioInfo>,
+}
+
+/// The agent a thread talks to when nothing else was chosen.
+pub const DEFAULT_AGENT_URL: &str = "/api/agents/demo";
+
+/// The agents this server hosts. Under SSR they come from the `AppState` in context (provided
+/// by `leptos_routes`); without it (tests) the list is empty. In the browser the value comes
+/// from the server-rendered page.
+pub fn agents_resource() -> Resource<Vec<AgentSummary>> {
+    Resource::new(|| (), |_| hosted_agents())
+}
+
+fn hosted_agents() -> impl std::future::Future<Output = Vec<AgentSummary>> + Send + 'static {
+    #[cfg(feature = "ssr")]
+    let list = use_context::<crate::server::AppState>()
+        .map(|state| from_registry(&state.agents))
+        .unwrap_or_default();
+    // The browser only gets here if the page carried no value (it always does when served).
+    #[cfg(not(feature = "ssr"))]
+    let list = Vec::new();
+    async move { list }
+}
+
+/// The registry's agents in the shape of `GET /api/agents`.
+#[cfg(feature = "ssr")]
+pub fn from_registry(agents: &crate::server::agents::AgentRegistry) -> Vec<AgentSummary> {
+    agents
+        .all()
+        .map(|a| {
+            let info = a.info();
+            let scenarios = info
+                .extra
+                .get("scenarios")
+                .cloned()
+                .and_then(|v| serde_json::from_value(v).ok())
+                .unwrap_or_default();
+            AgentSummary {
+                url: format!("/api/agents/{}", info.id),
+                id: info.id,
+                name: info.name,
+                description: info.description,
+                scenarios,
+            }
+        })
+        .collect()
+}
+
+/// The agent picker: a `<select>` labelled "Agent" listing the hosted agents plus "Other
+/// (Agent URL)", and a text field labelled "Agent URL" holding the endpoint the thread posts
+/// to. Choosing an agent fills the URL; typing a URL that is no hosted agent's selects "Other".
+#[component]
+pub fn AgentPicker(
+    /// The hosted agents.
+    agents: Resource<Vec<AgentSummary>>,
+    /// The endpoint the active thread posts to.
+    #[prop(into)]
+    url: Signal<String>,
+    /// Called with the new endpoint.
+    #[prop(into)]
+    on_change: Callback<String>,
+    /// The bearer token sent as `Authorization` (for a server started with an auth token).
+    #[prop(into)]
+    token: RwSignal<String>,
+) -> impl IntoView {
+    let url_input = NodeRef::<leptos::html::Input>::new();
+    let select = move |list: Vec<AgentSummary>| {
+        let known = list.clone();
+        let known = std::sync::Arc::new(known);
+        let selected_value = {
+            let known = known.clone();
+            move || {
+                let u = url.get();
+                if known.iter().any(|a| a.url == u) {
+                    u
+                } else {
+                    String::new()
+                }
+            }
+        };
+        let is_other = move || {
+            let u = url.get();
+            !known.iter().any(|a| a.url == u)
+        };
+        let options = list
+            .into_iter()
+            .map(|a| {
+                let value = a.url.clone();
+                let selected = move || url.get() == value;
+                view! {
+                    <option value=a.url.clone() selected=selected title=a.description.clone()>
+                        {a.name.clone()}
+                    </option>
+                }
+            })
+            .collect_view();
+        view! {
+            <label class="field agent-select">
+                <span class="field-label">"Agent"</span>
+                <select
+                    aria-label="Agent"
+                    // After the user picked an option, `selected` attributes no longer move the
+                    // selection; the property does.
+                    prop:value=selected_value
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if v.is_empty() {
+                            if let Some(el) = url_input.get_untracked() {
+                                let _ = el.focus();
+                                el.select();
+                            }
+                        } else {
+                            on_change.run(v);
+                        }
+                    }
+                >
+                    {options}
+                    <option value="" selected=is_other>"Other (Agent URL)"</option>
+                </select>
+            </label>
+        }
+    };
+    let fallback = move || select(Vec::new());
+    view! {
+        <div class="agent-picker">
+            <Suspense fallback=fallback>
+                {move || Suspend::new(async move { select(agents.await) })}
+            </Suspense>
+            <label class="field agent-url">
+                <span class="field-label">"Agent URL"</span>
+                <input
+                    node_ref=url_input
+                    type="text"
+                    inputmode="url"
+                    spellcheck="false"
+                    autocomplete="off"
+                    aria-label="Agent URL"
+                    placeholder="https://example.com/agent"
+                    value=move || url.get()
+                    prop:value=move || url.get()
+                    on:input=move |ev| on_change.run(event_target_value(&ev))
+                />
+            </label>
+            <details class="agent-auth">
+                <summary>"Auth"</summary>
+                // In a form, where browsers expect a password field; nothing is submitted.
+                <form class="auth-form" on:submit=|ev| ev.prevent_default()>
+                    <label class="field">
+                        <span class="field-label">"Bearer token"</span>
+                        <input
+                            type="password"
+                            autocomplete="off"
+                            aria-label="Bearer token"
+                            placeholder="sent as Authorization: Bearer …"
+                            prop:value=move || token.get()
+                            on:input=move |ev| token.set(event_target_value(&ev).trim().to_string())
+                        />
+                    </label>
+                </form>
+            </details>
+        </div>
+    }
+    .into_any()
+}

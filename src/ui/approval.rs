@@ -1,0 +1,241 @@
+//! Human in the loop: a card for something waiting on the user — a frontend tool the run ended
+//! on, an in-stream `request_approval`, or an interrupt. "Approve", "Reject", and "Edit" (the
+//! arguments as JSON, then "Approve with edits"); an interrupt whose response schema asks for
+//! more than a yes/no gets a form built from that schema instead. The session's callbacks send
+//! each answer the way its style requires.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::client::session::{Approval, ApprovalKind};
+use crate::ui::render_hints::{fields_from_json_schema, JsonView, SchemaForm};
+use crate::ui::util::pretty_value;
+
+/// Properties of a response schema that only say yes/no (with optional edits or a comment):
+/// such an interrupt is answered with the Approve/Reject buttons, not a form.
+const APPROVAL_KEYS: [&str; 6] = [
+    "approved",
+    "editedArgs",
+    "edited_args",
+    "reason",
+    "comment",
+    "feedback",
+];
+
+/// Whether a response schema is a plain approval (`approved` plus at most edits or a comment).
+pub fn is_approval_schema(schema: &Value) -> bool {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    props.contains_key("approved") && props.keys().all(|k| APPROVAL_KEYS.contains(&k.as_str()))
+}
+
+/// One approval (`role="group"`, accessible name "Approval: <tool>").
+#[component]
+pub fn ApprovalCard(
+    /// What waits for the user.
+    approval: Approval,
+    /// Approve, with edited arguments when the user edited them.
+    #[prop(into)]
+    on_approve: Callback<(String, Option<Value>)>,
+    /// Reject.
+    #[prop(into)]
+    on_reject: Callback<String>,
+    /// Answer an interrupt with the payload of its form.
+    #[prop(into)]
+    on_answer: Callback<(String, Value)>,
+) -> impl IntoView {
+    let Approval {
+        id,
+        kind,
+        tool_call_id,
+        tool_name,
+        args,
+        message,
+        risk,
+        response_schema,
+    } = approval;
+    let form_schema = response_schema.filter(|s| !is_approval_schema(s));
+    let editable = matches!(args, Value::Object(_) | Value::Array(_)) && form_schema.is_none();
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(pretty_value(&args));
+    let draft_error = RwSignal::new(None::<String>);
+    // Set once answered, so a second click does nothing; cleared after a while in case the
+    // answer did not go through (the error banner says why).
+    let sent = RwSignal::new(false);
+    let mark_sent = move || {
+        sent.set(true);
+        set_timeout(move || sent.set(false), std::time::Duration::from_secs(5));
+    };
+
+    let heading = match kind {
+        ApprovalKind::FrontendTool => "Your app is asked to run",
+        ApprovalKind::InStream => "The agent asks for approval",
+        ApprovalKind::Interrupt => "The run is paused for you",
+    };
+    let text = message.unwrap_or_else(|| match kind {
+        ApprovalKind::FrontendTool => {
+            format!("The agent called {tool_name}. Approve to answer it with these arguments.")
+        }
+        _ => format!("Allow {tool_name}?"),
+    });
+    let risk_view = risk.map(|r| {
+        let class = format!("badge risk risk-{}", r.to_ascii_lowercase());
+        view! { <span class=class>{format!("Risk: {r}")}</span> }
+    });
+    // A call in the transcript already shows its arguments in its card.
+    let args_view = (!args.is_null() && tool_call_id.is_none()).then(|| {
+        let value = Signal::stored(args.clone());
+        view! {
+            <div class="approval-args" hidden=move || editing.get()>
+                <JsonView value collapsed_depth=2/>
+            </div>
+        }
+    });
+
+    let approve = {
+        let id = id.clone();
+        move |_| {
+            if sent.get_untracked() {
+                return;
+            }
+            if editing.get_untracked() {
+                match serde_json::from_str::<Value>(&draft.get_untracked()) {
+                    Ok(v) => {
+                        draft_error.set(None);
+                        mark_sent();
+                        on_approve.run((id.clone(), Some(v)));
+                    }
+                    Err(e) => draft_error.set(Some(format!("Not valid JSON: {e}"))),
+                }
+            } else {
+                mark_sent();
+                on_approve.run((id.clone(), None));
+            }
+        }
+    };
+    let reject = {
+        let id = id.clone();
+        move |_| {
+            if !sent.get_untracked() {
+                mark_sent();
+                on_reject.run(id.clone());
+            }
+        }
+    };
+    let form = form_schema.map(|schema| {
+        let fields = fields_from_json_schema(&schema);
+        let id = id.clone();
+        let prefix = format!("interrupt-{id}");
+        let submit = Callback::new(move |v: Value| {
+            if !sent.get_untracked() {
+                mark_sent();
+                on_answer.run((id.clone(), v));
+            }
+        });
+        view! {
+            <div class="approval-form">
+                <SchemaForm fields on_submit=submit submit_label="Submit" id_prefix=prefix/>
+            </div>
+        }
+    });
+    let has_form = form.is_some();
+    let label = format!("Approval: {tool_name}");
+    let edit_id = format!(
+        "approval-edit-{}",
+        id.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    );
+
+    view! {
+        <div class="approval" role="group" aria-label=label data-kind=format!("{kind:?}")>
+            <div class="approval-head">
+                <span class="approval-icon" aria-hidden="true">"!"</span>
+                <span class="approval-heading">{heading}</span>
+                <code class="tool-name">{tool_name.clone()}</code>
+                {risk_view}
+            </div>
+            <p class="approval-message">{text}</p>
+            {args_view}
+            <Show when=move || editing.get()>
+                <label class="field approval-edit" for=edit_id.clone()>
+                    <span class="field-label">"Arguments (JSON)"</span>
+                    <textarea
+                        id=edit_id.clone()
+                        class="code-input"
+                        rows="8"
+                        spellcheck="false"
+                        prop:value=move || draft.get()
+                        on:input=move |ev| draft.set(event_target_value(&ev))
+                    ></textarea>
+                </label>
+                <p class="field-error" role="alert" hidden=move || draft_error.with(Option::is_none)>
+                    {move || draft_error.get()}
+                </p>
+            </Show>
+            {form}
+            <div class="approval-actions">
+                {(!has_form)
+                    .then(|| {
+                        view! {
+                            <button
+                                type="button"
+                                class="btn primary"
+                                disabled=move || sent.get()
+                                on:click=approve.clone()
+                            >
+                                {move || if editing.get() { "Approve with edits" } else { "Approve" }}
+                            </button>
+                        }
+                    })}
+                <button
+                    type="button"
+                    class="btn danger"
+                    disabled=move || sent.get()
+                    on:click=reject
+                >
+                    "Reject"
+                </button>
+                {editable
+                    .then(|| {
+                        view! {
+                            <button
+                                type="button"
+                                class="btn"
+                                aria-expanded=move || editing.get().to_string()
+                                disabled=move || sent.get()
+                                on:click=move |_| {
+                                    draft_error.set(None);
+                                    editing.update(|e| *e = !*e);
+                                }
+                            >
+                                {move || if editing.get() { "Cancel edit" } else { "Edit" }}
+                            </button>
+                        }
+                    })}
+                <span class="approval-sent" role="status">
+                    {move || sent.get().then_some("Sending your answer…")}
+                </span>
+            </div>
+        </div>
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn yes_no_schemas_are_approvals_and_others_are_forms() {
+        assert!(is_approval_schema(
+            &json!({"type": "object", "properties": {
+            "approved": {"type": "boolean"}, "editedArgs": {"type": "object"}}})
+        ));
+        assert!(!is_approval_schema(
+            &json!({"type": "object", "properties": {
+            "date": {"type": "string", "format": "date"}}})
+        ));
+        assert!(!is_approval_schema(&json!({"type": "object"})));
+    }
+}

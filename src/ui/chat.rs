@@ -1,0 +1,305 @@
+//! The transcript: messages by role, render hints where they arrived, messages of subagents
+//! indented under a header naming the subagent, and the approvals waiting for the user. It
+//! sticks to the bottom while it streams, stops following when the reader scrolls up, and
+//! offers "Jump to latest".
+
+use std::collections::HashSet;
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::client::session::{MessageEntry, UseAgentReturn};
+use crate::protocol::types::{Message as Msg, Role};
+use crate::ui::approval::ApprovalCard;
+use crate::ui::message::Message;
+use crate::ui::render_hints::RenderHint;
+use crate::ui::run_status::subagent_status_key;
+use crate::ui::util::stick_to_bottom;
+
+/// What the transcript's parts share, provided as context by [`Chat`].
+#[derive(Clone, Copy)]
+pub struct TranscriptCtx {
+    pub agent: UseAgentReturn,
+    /// Tool calls whose `TOOL_CALL_END` has been seen (their arguments are complete).
+    pub ended_calls: Memo<HashSet<String>>,
+}
+
+/// One row of the transcript.
+#[derive(Clone)]
+enum Row {
+    /// A message, and the subagent run it belongs to.
+    Message(MessageEntry, Option<String>),
+    /// The render hint at this index of `RunView::render_hints`.
+    Hint(usize),
+    /// The header of a subagent run's messages.
+    Subagent(String),
+}
+
+impl Row {
+    fn key(&self) -> String {
+        match self {
+            Row::Message(e, sub) => format!("m:{}:{}", e.id, sub.as_deref().unwrap_or("")),
+            Row::Hint(i) => format!("h:{i}"),
+            Row::Subagent(id) => format!("s:{id}"),
+        }
+    }
+}
+
+/// The rows of a transcript. Tool results whose call is in the transcript are left out (the
+/// call's card shows them). Reads roles and ids untracked: they are set when a message is added,
+/// which replaces the list anyway.
+fn rows_of(entries: &[MessageEntry], hints: &[(String, Value, usize)]) -> Vec<Row> {
+    let calls: HashSet<String> = entries
+        .iter()
+        .flat_map(|e| {
+            e.msg.with_untracked(|m| match m {
+                Msg::Assistant(a) => a
+                    .tool_calls
+                    .iter()
+                    .flatten()
+                    .map(|c| c.id.clone())
+                    .collect(),
+                _ => Vec::new(),
+            })
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(entries.len() + hints.len());
+    let mut seen_subagents = HashSet::new();
+    let mut hint = 0;
+    for (i, e) in entries.iter().enumerate() {
+        while hint < hints.len() && hints[hint].2 <= i {
+            rows.push(Row::Hint(hint));
+            hint += 1;
+        }
+        let (hidden, sub) = e.msg.with_untracked(|m| {
+            let hidden = matches!(m, Msg::Tool(t) if calls.contains(&t.tool_call_id));
+            let sub = match m {
+                Msg::Developer(x) | Msg::System(x) => x.subagent_run_id.clone(),
+                Msg::Assistant(x) => x.subagent_run_id.clone(),
+                Msg::User(x) => x.subagent_run_id.clone(),
+                Msg::Tool(x) => x.subagent_run_id.clone(),
+                Msg::Activity(x) => x.subagent_run_id.clone(),
+                Msg::Reasoning(x) => x.subagent_run_id.clone(),
+            };
+            (hidden, sub)
+        });
+        if hidden {
+            continue;
+        }
+        if let Some(s) = &sub {
+            if seen_subagents.insert(s.clone()) {
+                rows.push(Row::Subagent(s.clone()));
+            }
+        }
+        rows.push(Row::Message(e.clone(), sub));
+    }
+    rows.extend((hint..hints.len()).map(Row::Hint));
+    rows
+}
+
+/// The conversation (`role="log"`, accessible name "Conversation", `aria-live="polite"`), its
+/// empty state with suggestion chips, the approvals, and the "Jump to latest" button.
+#[component]
+pub fn Chat(
+    /// The session.
+    agent: UseAgentReturn,
+    /// Shown in the empty state under the explanation (e.g. suggestion chips).
+    #[prop(optional, into)]
+    empty_extra: Option<ViewFn>,
+) -> impl IntoView {
+    let ended_calls = Memo::new(move |_| {
+        agent.events.with(|evs| {
+            evs.iter()
+                .filter(|e| e.type_name == "TOOL_CALL_END")
+                .filter_map(|e| {
+                    e.json
+                        .get("toolCallId")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .collect::<HashSet<_>>()
+        })
+    });
+    provide_context(TranscriptCtx { agent, ended_calls });
+
+    let hints = Memo::new(move |_| agent.run.with(|r| r.render_hints.clone()));
+    let subagents = Memo::new(move |_| agent.run.with(|r| r.subagents.clone()));
+    let reasoning_open = Memo::new(move |_| agent.run.with(|r| r.reasoning_open));
+    let last_id = Memo::new(move |_| agent.messages.with(|m| m.last().map(|e| e.id.clone())));
+    let last_reasoning_id = Memo::new(move |_| {
+        agent.messages.with(|m| {
+            m.iter()
+                .rev()
+                .find(|e| e.msg.with_untracked(|x| x.role() == Role::Reasoning))
+                .map(|e| e.id.clone())
+        })
+    });
+    let is_empty = move || agent.messages.with(Vec::is_empty);
+    // Between sending and the agent's first message: show that something is coming.
+    let waiting = move || {
+        agent.is_running.get()
+            && agent.messages.with(|m| {
+                m.last()
+                    .is_none_or(|e| e.msg.with_untracked(|x| x.role() == Role::User))
+            })
+    };
+    let rows = move || agent.messages.with(|m| hints.with(|h| rows_of(m, h)));
+
+    let log = NodeRef::<Div>::new();
+    let (following, on_scroll, jump) = stick_to_bottom(log, move || {
+        agent.messages.with(|m| {
+            for e in m.iter().rev().take(3) {
+                e.msg.track();
+            }
+        });
+        hints.track();
+        agent.approvals.track();
+        agent.run.track();
+    });
+    // Sending a message always brings the reader to it.
+    Effect::new(move |prev: Option<usize>| {
+        let (len, last_is_user) = agent.messages.with(|m| {
+            (
+                m.len(),
+                m.last()
+                    .is_some_and(|e| e.msg.with_untracked(|x| x.role() == Role::User)),
+            )
+        });
+        if prev.is_some_and(|p| len > p) && last_is_user {
+            following.set(true);
+            request_animation_frame(jump);
+        }
+        len
+    });
+
+    let row_view = move |row: Row| match row {
+        Row::Message(entry, sub) => {
+            let id = entry.id.clone();
+            let streaming = Signal::derive(move || {
+                agent.is_running.get()
+                    && (last_id.with(|l| l.as_deref() == Some(id.as_str()))
+                        || (reasoning_open.get()
+                            && last_reasoning_id.with(|l| l.as_deref() == Some(id.as_str()))))
+            });
+            view! {
+                <div class="turn" class:in-subagent=sub.is_some() data-message-id=entry.id.clone()>
+                    <Message message=entry.msg streaming/>
+                </div>
+            }
+            .into_any()
+        }
+        Row::Hint(i) => {
+            let (component, props) = hints
+                .with_untracked(|h| h.get(i).map(|(c, p, _)| (c.clone(), p.clone())))
+                .unwrap_or_default();
+            view! {
+                <div class="turn hint-turn">
+                    <RenderHint component props=Signal::stored(props)/>
+                </div>
+            }
+            .into_any()
+        }
+        Row::Subagent(id) => {
+            let record =
+                Memo::new(move |_| subagents.with(|s| s.iter().find(|r| r.id == id).cloned()));
+            let name = move || {
+                record.with(|r| {
+                    r.as_ref()
+                        .map(|r| r.name.clone())
+                        .unwrap_or_else(|| "Subagent".into())
+                })
+            };
+            let status = move || {
+                record.with(|r| {
+                    r.as_ref()
+                        .map(|r| subagent_status_key(&r.status))
+                        .unwrap_or("running")
+                })
+            };
+            let description =
+                move || record.with(|r| r.as_ref().and_then(|r| r.description.clone()));
+            view! {
+                <div class="turn subagent-head" data-status=status>
+                    <span class="subagent-icon" aria-hidden="true">"↳"</span>
+                    <span class="subagent-label">"Subagent"</span>
+                    <strong class="subagent-name">{name}</strong>
+                    <span class=move || format!("badge status-{}", status())>{status}</span>
+                    {move || description().map(|d| view! { <span class="subagent-desc">{d}</span> })}
+                </div>
+            }
+            .into_any()
+        }
+    };
+
+    view! {
+        <section class="chat" aria-label="Chat">
+            <div
+                class="chat-log"
+                role="log"
+                aria-live="polite"
+                aria-relevant="additions"
+                aria-label="Conversation"
+                aria-busy=move || agent.is_running.get().to_string()
+                tabindex="0"
+                node_ref=log
+                on:scroll=move |_| on_scroll()
+            >
+                <div class="transcript">
+                    <Show when=is_empty>
+                        <div class="empty-state">
+                            <h2>"Talk to an AG-UI agent"</h2>
+                            <p>
+                                "Type a message below, or start one of the agent's scenarios. Tool calls, approvals, reasoning, activities and generative UI appear here as the agent streams them; open "
+                                <strong>"Events"</strong>
+                                " to see every AG-UI event and "
+                                <strong>"State"</strong>
+                                " for the shared state."
+                            </p>
+                            <p class="muted">
+                                "To talk to another AG-UI agent (LangGraph, CrewAI, Mastra, the official SDKs…), paste its endpoint into Agent URL."
+                            </p>
+                            {empty_extra.as_ref().map(|v| v.run())}
+                        </div>
+                    </Show>
+                    <For each=rows key=Row::key children=row_view/>
+                    <Show when=waiting>
+                        <div class="turn pending-turn">
+                            <div class="typing" role="img" aria-label="Waiting for the agent">
+                                <span></span>
+                                <span></span>
+                                <span></span>
+                            </div>
+                        </div>
+                    </Show>
+                    <div class="approvals">
+                        <For
+                            each=move || agent.approvals.get()
+                            key=|a| format!("{:?}:{}", a.kind, a.id)
+                            children=move |a| {
+                                view! {
+                                    <ApprovalCard
+                                        approval=a
+                                        on_approve=agent.approve
+                                        on_reject=agent.reject
+                                        on_answer=agent.answer_interrupt
+                                    />
+                                }
+                            }
+                        />
+                    </div>
+                </div>
+            </div>
+            <button
+                type="button"
+                class="btn jump-latest"
+                hidden=move || following.get()
+                on:click=move |_| jump()
+            >
+                <span aria-hidden="true">"↓ "</span>
+                "Jump to latest"
+            </button>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,265 @@
+//! A tool-call card: the tool's name and status, its arguments as they stream (raw text, then
+//! pretty JSON once they parse) and its result. A tool whose name is in the render-hint
+//! registry is also rendered as that component from its parsed arguments (generative UI).
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::protocol::reduce::RunStatus;
+use crate::protocol::types::{Message as Msg, ToolCall};
+use crate::ui::chat::TranscriptCtx;
+use crate::ui::render_hints::{lookup, RenderHint};
+use crate::ui::util::{pretty_json, truncate};
+
+/// Where a tool call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Its arguments are still streaming.
+    StreamingArgs,
+    /// Its arguments are complete; the run is executing it.
+    Running,
+    /// A human must approve it (or the app must run it).
+    AwaitingApproval,
+    /// It has a result.
+    Done,
+    /// Its result is an error.
+    Error,
+    /// The run ended without a result for it.
+    NoResult,
+}
+
+impl ToolStatus {
+    /// The `data-status` value and CSS modifier.
+    pub fn key(self) -> &'static str {
+        match self {
+            ToolStatus::StreamingArgs => "streaming",
+            ToolStatus::Running => "running",
+            ToolStatus::AwaitingApproval => "awaiting",
+            ToolStatus::Done => "done",
+            ToolStatus::Error => "error",
+            ToolStatus::NoResult => "no-result",
+        }
+    }
+
+    /// What the badge says.
+    pub fn label(self) -> &'static str {
+        match self {
+            ToolStatus::StreamingArgs => "streaming arguments",
+            ToolStatus::Running => "running",
+            ToolStatus::AwaitingApproval => "awaiting approval",
+            ToolStatus::Done => "done",
+            ToolStatus::Error => "error",
+            ToolStatus::NoResult => "no result",
+        }
+    }
+}
+
+/// The status of a call from what is known about it: `result` is `Some(is_error)` when a tool
+/// message answers it; `args_ended` when its `TOOL_CALL_END` was seen (or, without an event
+/// log, its arguments parse).
+pub fn tool_status(
+    run_running: bool,
+    args_ended: bool,
+    result: Option<bool>,
+    awaiting: bool,
+) -> ToolStatus {
+    match result {
+        Some(true) => ToolStatus::Error,
+        Some(false) => ToolStatus::Done,
+        None if awaiting => ToolStatus::AwaitingApproval,
+        None if run_running && !args_ended => ToolStatus::StreamingArgs,
+        None if run_running => ToolStatus::Running,
+        None => ToolStatus::NoResult,
+    }
+}
+
+/// A tool call (`role="group"`, accessible name "Tool call: <name>", `data-status` one of
+/// [`ToolStatus::key`]).
+#[component]
+pub fn ToolCallCard(
+    /// The call as it streams.
+    #[prop(into)]
+    call: Signal<ToolCall>,
+) -> impl IntoView {
+    let ctx = use_context::<TranscriptCtx>();
+    let id = Memo::new(move |_| call.with(|c| c.id.clone()));
+    let name = Memo::new(move |_| call.with(|c| c.function.name.clone()));
+    let args_text = Memo::new(move |_| call.with(|c| c.function.arguments.clone()));
+    let args: Memo<Option<Value>> =
+        Memo::new(move |_| args_text.with(|t| serde_json::from_str(t.trim()).ok()));
+
+    // The tool message answering this call: found without tracking every message, then read
+    // tracked, so only its own changes re-render the card.
+    let result = Memo::new(move |_| {
+        let ctx = ctx?;
+        let id = id.get();
+        let sig = ctx.agent.messages.with(|list| {
+            list.iter()
+                .rev()
+                .find(|e| {
+                    e.msg
+                        .with_untracked(|m| matches!(m, Msg::Tool(t) if t.tool_call_id == id))
+                })
+                .map(|e| e.msg.clone())
+        })?;
+        sig.with(|m| match m {
+            Msg::Tool(t) => Some((t.content.text(), t.error.clone())),
+            _ => None,
+        })
+    });
+    let status = Memo::new(move |_| {
+        let id = id.get();
+        let (running, ended, awaiting) = match ctx {
+            Some(ctx) => (
+                ctx.agent
+                    .run
+                    .with(|r| matches!(r.status, RunStatus::Running { .. })),
+                ctx.ended_calls.with(|e| e.contains(&id)) || !ctx.agent.is_running.get(),
+                ctx.agent.approvals.with(|a| {
+                    a.iter()
+                        .any(|x| x.id == id || x.tool_call_id.as_deref() == Some(&id))
+                }) || ctx
+                    .agent
+                    .run
+                    .with(|r| r.pending_tool_call_ids.contains(&id)),
+            ),
+            None => (false, args.with(Option::is_some), false),
+        };
+        tool_status(
+            running,
+            ended,
+            result.with(|r| r.as_ref().map(|(_, e)| e.is_some())),
+            awaiting,
+        )
+    });
+
+    let args_view = move || {
+        args.with(|a| {
+            a.as_ref()
+                .and_then(|v| serde_json::to_string_pretty(v).ok())
+        })
+        .unwrap_or_else(|| args_text.get())
+    };
+    let result_view = move || {
+        result.get().map(|(content, error)| {
+            let body = pretty_json(&content).unwrap_or(content);
+            view! {
+                <div class="tool-section">
+                    <div class="tool-section-title">"Result"</div>
+                    {error.map(|e| view! { <p class="tool-error">{e}</p> })}
+                    {(!body.is_empty()).then(|| view! { <pre class="code tool-result">{body}</pre> })}
+                </div>
+            }
+        })
+    };
+    // Generative UI: a registered component named like the tool, built from its arguments.
+    let hint = move || {
+        let name = name.get();
+        lookup(&name)?;
+        let props = args.get()?;
+        Some(view! { <RenderHint component=name props=Signal::stored(props)/> })
+    };
+    // One line for the folded card: the arguments, and the result when there is one.
+    let summary = move || {
+        let args = args.with(|a| match a {
+            Some(Value::Object(o)) if !o.is_empty() => {
+                truncate(&serde_json::to_string(o).unwrap_or_default(), 80)
+            }
+            _ => String::new(),
+        });
+        match result.with(|r| r.as_ref().map(|(c, _)| compact(c))) {
+            Some(r) if !r.is_empty() => format!("{args} → {}", truncate(&r, 60)),
+            _ => args,
+        }
+    };
+
+    // Open while it matters; folded once done, unless the user opened or closed it.
+    let open = RwSignal::new(true);
+    let auto = RwSignal::new(true);
+    Effect::new(move |_| {
+        let done = status.get() == ToolStatus::Done;
+        if auto.get_untracked() {
+            open.set(!done);
+        }
+    });
+    let on_toggle = move |ev: leptos::ev::Event| {
+        use leptos::wasm_bindgen::JsCast;
+        let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
+        else {
+            return;
+        };
+        let now_open = el.has_attribute("open");
+        if now_open != open.get_untracked() {
+            auto.set(false);
+            open.set(now_open);
+        }
+    };
+
+    view! {
+        <div
+            class="tool-card"
+            data-status=move || status.get().key()
+            role="group"
+            aria-label=move || format!("Tool call: {}", name.get())
+        >
+            <details class="tool-details" open=move || open.get() on:toggle=on_toggle>
+                <summary class="tool-head">
+                    <span class="tool-icon" aria-hidden="true">"⚙"</span>
+                    <code class="tool-name">{move || name.get()}</code>
+                    <span class=move || format!("badge status-{}", status.get().key())>
+                        {move || status.get().label()}
+                    </span>
+                    <span class="tool-summary">{summary}</span>
+                </summary>
+                <div class="tool-body">
+                    <div class="tool-section">
+                        <div class="tool-section-title">"Arguments"</div>
+                        <pre class="code tool-args" aria-busy=move || {
+                            (status.get() == ToolStatus::StreamingArgs).to_string()
+                        }>{args_view}</pre>
+                    </div>
+                    {result_view}
+                </div>
+            </details>
+            {hint}
+        </div>
+    }
+    .into_any()
+}
+
+/// JSON text on one line (other text as it is).
+fn compact(text: &str) -> String {
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(v) => v.to_string(),
+        Err(_) => text.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_follows_the_call_through_its_life() {
+        assert_eq!(
+            tool_status(true, false, None, false),
+            ToolStatus::StreamingArgs
+        );
+        assert_eq!(tool_status(true, true, None, false), ToolStatus::Running);
+        assert_eq!(
+            tool_status(false, true, None, true),
+            ToolStatus::AwaitingApproval
+        );
+        assert_eq!(
+            tool_status(true, true, Some(false), false),
+            ToolStatus::Done
+        );
+        assert_eq!(
+            tool_status(false, true, Some(true), false),
+            ToolStatus::Error
+        );
+        assert_eq!(tool_status(false, true, None, false), ToolStatus::NoResult);
+    }
+}

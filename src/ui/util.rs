@@ -1,0 +1,114 @@
+//! Small helpers shared by the studio's components: the page clock, JSON text helpers and the
+//! stick-to-bottom scrolling of the transcript and the event inspector.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use serde_json::Value;
+
+/// Milliseconds on the page clock (the clock the session stamps events with); 0 on the server,
+/// where nothing that needs it runs.
+pub fn now_ms() -> f64 {
+    #[cfg(feature = "hydrate")]
+    {
+        crate::client::transport::now_ms()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        0.0
+    }
+}
+
+/// `text` pretty-printed when it is JSON, else `None`.
+pub fn pretty_json(text: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(text.trim()).ok()?;
+    serde_json::to_string_pretty(&v).ok()
+}
+
+/// A value as pretty JSON (never fails for `serde_json::Value`).
+pub fn pretty_value(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// At most `max` characters of `s`, with "…" when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// A byte count for people.
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        n if n < 1024 => format!("{n} B"),
+        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
+        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+/// How far from the bottom (px) still counts as "at the bottom".
+const BOTTOM_SLACK: i32 = 48;
+
+/// Stick-to-bottom scrolling for a scroll container: while `following`, every run of `changed`
+/// (read inside an effect, so it should read the signals whose change grows the content)
+/// scrolls to the bottom on the next frame; scrolling up stops following, scrolling back to
+/// the bottom resumes it. Returns `(following, on_scroll, jump)`: attach `on_scroll` to the
+/// container's `scroll` event; `jump` scrolls to the bottom and follows again.
+///
+/// Browser only in effect: on the server the effect never runs and nothing scrolls.
+pub fn stick_to_bottom(
+    node: NodeRef<Div>,
+    changed: impl Fn() + 'static,
+) -> (
+    RwSignal<bool>,
+    impl Fn() + Copy + 'static,
+    impl Fn() + Copy + 'static,
+) {
+    let following = RwSignal::new(true);
+    Effect::new(move |_| {
+        changed();
+        if following.get_untracked() {
+            request_animation_frame(move || {
+                if let Some(el) = node.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
+        }
+    });
+    let on_scroll = move || {
+        if let Some(el) = node.get_untracked() {
+            let gap = el.scroll_height() - el.scroll_top() - el.client_height();
+            let at_bottom = gap <= BOTTOM_SLACK;
+            if following.get_untracked() != at_bottom {
+                following.set(at_bottom);
+            }
+        }
+    };
+    let jump = move || {
+        following.set(true);
+        if let Some(el) = node.get_untracked() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    };
+    (following, on_scroll, jump)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncates_on_char_boundaries() {
+        assert_eq!(truncate("héllo", 2), "hé…");
+        assert_eq!(truncate("hi", 5), "hi");
+    }
+
+    #[test]
+    fn pretty_json_only_for_json() {
+        assert_eq!(
+            pretty_json("{\"a\":1}").as_deref(),
+            Some("{\n  \"a\": 1\n}")
+        );
+        assert_eq!(pretty_json("{\"a\":"), None);
+    }
+}
