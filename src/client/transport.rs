@@ -43,6 +43,37 @@ fn js_err(v: JsValue) -> TransportError {
     TransportError::Network(msg)
 }
 
+/// POST a JSON body; `stream` asks for an event stream.
+async fn post(
+    url: &str,
+    body: &str,
+    headers: &[(String, String)],
+    signal: Option<&AbortSignal>,
+    stream: bool,
+) -> Result<Response, TransportError> {
+    let h = Headers::new().map_err(js_err)?;
+    h.set("Content-Type", "application/json").map_err(js_err)?;
+    if stream {
+        h.set("Accept", "text/event-stream").map_err(js_err)?;
+    }
+    for (k, v) in headers {
+        h.set(k, v).map_err(js_err)?;
+    }
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&h);
+    init.set_body(&JsValue::from_str(body));
+    if let Some(signal) = signal {
+        init.set_signal(Some(signal));
+    }
+    let request = Request::new_with_str_and_init(url, &init).map_err(js_err)?;
+    let window = web_sys::window().ok_or_else(|| TransportError::Network("no window".into()))?;
+    Ok(JsFuture::from(window.fetch_with_request(&request))
+        .await
+        .map_err(js_err)?
+        .unchecked_into())
+}
+
 /// POST `body` to `url` and call `on_chunk` with each piece of the response body as it arrives.
 pub async fn post_stream(
     url: &str,
@@ -51,23 +82,7 @@ pub async fn post_stream(
     signal: &AbortSignal,
     mut on_chunk: impl FnMut(&[u8]),
 ) -> Result<(), TransportError> {
-    let h = Headers::new().map_err(js_err)?;
-    h.set("Content-Type", "application/json").map_err(js_err)?;
-    h.set("Accept", "text/event-stream").map_err(js_err)?;
-    for (k, v) in headers {
-        h.set(k, v).map_err(js_err)?;
-    }
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_headers(&h);
-    init.set_body(&JsValue::from_str(body));
-    init.set_signal(Some(signal));
-    let request = Request::new_with_str_and_init(url, &init).map_err(js_err)?;
-    let window = web_sys::window().ok_or_else(|| TransportError::Network("no window".into()))?;
-    let resp: Response = JsFuture::from(window.fetch_with_request(&request))
-        .await
-        .map_err(js_err)?
-        .unchecked_into();
+    let resp = post(url, body, headers, Some(signal), true).await?;
     if !resp.ok() {
         let text = match resp.text() {
             Ok(p) => JsFuture::from(p)
@@ -108,21 +123,7 @@ pub async fn post_json(
     body: &str,
     headers: &[(String, String)],
 ) -> Result<u16, TransportError> {
-    let h = Headers::new().map_err(js_err)?;
-    h.set("Content-Type", "application/json").map_err(js_err)?;
-    for (k, v) in headers {
-        h.set(k, v).map_err(js_err)?;
-    }
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_headers(&h);
-    init.set_body(&JsValue::from_str(body));
-    let request = Request::new_with_str_and_init(url, &init).map_err(js_err)?;
-    let window = web_sys::window().ok_or_else(|| TransportError::Network("no window".into()))?;
-    let resp: Response = JsFuture::from(window.fetch_with_request(&request))
-        .await
-        .map_err(js_err)?
-        .unchecked_into();
+    let resp = post(url, body, headers, None, false).await?;
     Ok(resp.status())
 }
 

@@ -14,7 +14,7 @@
 //!
 //! The SVG has `role="img"` and an `aria-label`; each bar and point carries a `<title>` tooltip
 //! ("series · label: value"). Colours come from CSS (`--series-1` … `--series-5`, see
-//! `style/render_hints.css`); axes and text use `currentColor`. The legend is HTML below the SVG.
+//! the render-hints section of `style/main.css`); axes and text use `currentColor`. The legend is HTML below the SVG.
 
 use leptos::prelude::*;
 use serde_json::Value;

@@ -83,7 +83,14 @@ pub async fn hitl(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
 /// Words for the app's answer to the frontend tool (a step list, a yes/no, or free text).
 fn describe_choice(content: &str) -> String {
     let v: Value = serde_json::from_str(content).unwrap_or(Value::String(content.into()));
-    if let Some(steps) = v.get("steps").and_then(Value::as_array) {
+    // An app may answer with the (possibly edited) arguments at the top level or under
+    // `arguments` next to its `approved` flag.
+    let steps = v
+        .get("steps")
+        .or_else(|| v.pointer("/arguments/steps"))
+        .and_then(Value::as_array);
+    let rejected = v.get("approved").and_then(Value::as_bool) == Some(false);
+    if let Some(steps) = steps.filter(|_| !rejected) {
         let chosen: Vec<&str> = steps
             .iter()
             .filter(|s| s.get("status").and_then(Value::as_str) != Some("disabled"))

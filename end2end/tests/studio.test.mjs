@@ -1,0 +1,233 @@
+// The studio as a user sees it, in Chromium: every demo scenario through the real UI, located by
+// role and accessible name. Screenshots of the main views land in end2end/screenshots/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServer, stopServer, launchBrowser, watchProblems } from "./support.mjs";
+
+const shots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../screenshots");
+mkdirSync(shots, { recursive: true });
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer(["--demo-delay-ms", "3", "--approval-timeout", "30"]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  stopServer(server);
+});
+
+/** A fresh hydrated page. */
+async function open() {
+  const page = await browser.context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(server.url);
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  return { page, problems };
+}
+
+async function send(page, text) {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+async function idle(page, timeout = 20000) {
+  await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
+}
+
+const log = (page) => page.getByRole("log", { name: "Conversation" });
+
+test("chat: streamed markdown appears progressively and ends as view nodes", async () => {
+  const { page, problems } = await open();
+  await send(page, "chat");
+  await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10000 });
+  // Progressive: the answer grows while the run streams.
+  await log(page).getByText("Hello from agui-studio").waitFor({ timeout: 10000 });
+  const early = (await log(page).innerText()).length;
+  await idle(page);
+  const late = (await log(page).innerText()).length;
+  assert.ok(late > early, `text grew while streaming (${early} → ${late})`);
+  await log(page).locator("table th", { hasText: "event" }).first().waitFor();
+  await log(page).getByRole("button", { name: "Copy code" }).first().waitFor();
+  await page.screenshot({ path: path.join(shots, "chat-dark.png"), fullPage: true });
+  await page.getByRole("button", { name: "Toggle theme" }).click();
+  await page.screenshot({ path: path.join(shots, "chat-light.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("backend_tool: a tool card with its arguments and result", async () => {
+  const { page, problems } = await open();
+  await send(page, "backend_tool 12 * 7");
+  await idle(page);
+  const card = page.getByRole("group", { name: "Tool call: calculate" });
+  await card.waitFor();
+  assert.match(await card.innerText(), /84/);
+  assert.match(await log(page).innerText(), /12 \* 7 = 84/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+for (const [choice, expected] of [
+  ["Approve", /deploying|live/i],
+  ["Reject", /Rejected/],
+]) {
+  test(`approval (in-stream): ${choice} lets the agent continue accordingly`, async () => {
+    const { page, problems } = await open();
+    await send(page, "approval");
+    const button = page.getByRole("button", { name: choice, exact: true });
+    await button.waitFor({ timeout: 15000 });
+    if (choice === "Approve") await page.screenshot({ path: path.join(shots, "approval.png"), fullPage: true });
+    await button.click();
+    await log(page).getByText(expected).first().waitFor({ timeout: 15000 });
+    await idle(page);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test("interrupt: Approve resumes the run with the answer", async () => {
+  const { page, problems } = await open();
+  await send(page, "interrupt");
+  await idle(page);
+  await page.getByRole("button", { name: "Approve", exact: true }).first().click();
+  await log(page).getByText(/Done/).first().waitFor({ timeout: 15000 });
+  await idle(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("hitl: Reject answers the frontend tool and the agent continues", async () => {
+  const { page, problems } = await open();
+  await send(page, "hitl");
+  await idle(page);
+  await page.getByRole("button", { name: "Reject", exact: true }).first().click();
+  await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10000 }).catch(() => {});
+  await idle(page);
+  assert.equal(await page.getByRole("button", { name: "Reject", exact: true }).count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("reasoning: the panel collapses when it ends and says how long it took", async () => {
+  const { page, problems } = await open();
+  await send(page, "reasoning");
+  await idle(page);
+  const summary = log(page).locator("details summary", { hasText: /Thought for/ });
+  await summary.first().waitFor();
+  const open = await log(page).locator("details").first().getAttribute("open");
+  assert.equal(open, null, "collapsed after the reasoning ended");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("render_hints: a chart and a table render from hints", async () => {
+  const { page, problems } = await open();
+  await send(page, "render_hints");
+  await idle(page);
+  await log(page).locator("figure.render-hint svg").first().waitFor();
+  await log(page).locator("figure.render-hint table").first().waitFor();
+  await page.screenshot({ path: path.join(shots, "render-hints.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("agentic_ui: the state panel follows the deltas", async () => {
+  const { page, problems } = await open();
+  const stateToggle = page.getByRole("button", { name: "State", exact: true });
+  if ((await stateToggle.getAttribute("aria-pressed")) !== "true") await stateToggle.click();
+  await send(page, "agentic_ui");
+  await idle(page);
+  const panel = page.getByRole("complementary", { name: "Shared state" });
+  await panel.waitFor();
+  assert.match(await panel.innerText(), /completed/);
+  await page.screenshot({ path: path.join(shots, "state.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("Stop ends a long run", async () => {
+  const { page, problems } = await open();
+  await send(page, "long 1000000");
+  const stop = page.getByRole("button", { name: "Stop" });
+  await stop.waitFor({ timeout: 10000 });
+  await page.waitForTimeout(300);
+  await stop.click();
+  await idle(page, 10000);
+  assert.deepEqual(problems.filter((p) => !/abort/i.test(p)), []);
+  await page.close();
+});
+
+test("error: the banner appears with Retry and clears when the next run starts", async () => {
+  const { page, problems } = await open();
+  await send(page, "error");
+  const alert = page.getByRole("alert");
+  await alert.first().waitFor({ timeout: 15000 });
+  assert.match(await alert.first().innerText(), /UPSTREAM_UNAVAILABLE|unavailable/);
+  await page.getByRole("button", { name: "Retry" }).waitFor();
+  await idle(page);
+  await send(page, "chat");
+  await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10000 }).catch(() => {});
+  await idle(page);
+  assert.equal(await page.getByRole("alert").count(), 0, "the banner cleared");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("security: script and HTML in a foreign agent's stream render as text and run nothing", async () => {
+  const payload = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`;
+  const events = [
+    { type: "RUN_STARTED", threadId: "t", runId: "r" },
+    { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: `${payload} [click](javascript:window.__pwned=3)` },
+    { type: "TEXT_MESSAGE_END", messageId: "m" },
+    { type: "TOOL_CALL_START", toolCallId: "c", toolCallName: "lookup", parentMessageId: "m" },
+    { type: "TOOL_CALL_ARGS", toolCallId: "c", delta: JSON.stringify({ q: payload }) },
+    { type: "TOOL_CALL_END", toolCallId: "c" },
+    { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c", content: payload },
+    { type: "CUSTOM", name: "ui_render_hint", value: { component: "card", props: { title: payload, body: payload } } },
+    { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+  ];
+  const foreign = http.createServer((req, res) => {
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "access-control-allow-origin": "*",
+      "access-control-allow-headers": "*",
+    });
+    if (req.method === "OPTIONS") return res.end();
+    for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+    res.end();
+  });
+  await new Promise((r) => foreign.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${foreign.address().port}/agent`;
+  try {
+    const { page } = await open();
+    let dialogs = 0;
+    page.on("dialog", (d) => {
+      dialogs += 1;
+      d.dismiss();
+    });
+    const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
+    await agentUrl.fill(url);
+    await agentUrl.press("Enter");
+    await send(page, "hello");
+    await log(page).getByText("<script>window.__pwned=1</script>", { exact: false }).first().waitFor({ timeout: 15000 });
+    await idle(page);
+    const pwned = await page.evaluate(() => window.__pwned ?? null);
+    assert.equal(pwned, null, "no agent-provided script ran");
+    assert.equal(dialogs, 0);
+    assert.equal(await log(page).locator("script").count(), 0);
+    assert.equal(await log(page).locator("img[onerror]").count(), 0);
+    assert.equal(await page.locator('a[href^="javascript:"]').count(), 0);
+    await page.close();
+  } finally {
+    foreign.close();
+  }
+});
