@@ -122,8 +122,8 @@ test("reasoning: the panel collapses when it ends and says how long it took", as
   await idle(page);
   const summary = log(page).locator("details summary", { hasText: /Thought for/ });
   await summary.first().waitFor();
-  const open = await log(page).locator("details").first().getAttribute("open");
-  assert.equal(open, null, "collapsed after the reasoning ended");
+  const isOpen = await log(page).locator("details.reasoning").first().getAttribute("open");
+  assert.equal(isOpen, null, "collapsed after the reasoning ended");
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -147,8 +147,10 @@ test("agentic_ui: the state panel follows the deltas", async () => {
   await idle(page);
   const panel = page.getByRole("complementary", { name: "Shared state" });
   await panel.waitFor();
-  assert.match(await panel.innerText(), /completed/);
   await page.screenshot({ path: path.join(shots, "state.png"), fullPage: true });
+  await panel.getByRole("button", { name: "Edit", exact: true }).click();
+  const json = JSON.parse(await panel.getByRole("textbox", { name: "State (JSON)" }).inputValue());
+  assert.deepEqual(json.plan.steps.map((s) => s.status), Array(5).fill("completed"));
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -158,9 +160,10 @@ test("Stop ends a long run", async () => {
   await send(page, "long 1000000");
   const stop = page.getByRole("button", { name: "Stop" });
   await stop.waitFor({ timeout: 10000 });
-  await page.waitForTimeout(300);
+  await page.waitForTimeout(500);
   await stop.click();
   await idle(page, 10000);
+  await page.screenshot({ path: path.join(shots, "stopped.png"), fullPage: true });
   assert.deepEqual(problems.filter((p) => !/abort/i.test(p)), []);
   await page.close();
 });

@@ -61,7 +61,7 @@ pub async fn chat(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     Ok(RunEnd::success())
 }
 
-/// `long N`: N deltas of one message, no pauses (a benchmark load).
+/// `long N`: N deltas of one message (a benchmark load).
 pub async fn long(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     let n = last_user_text(ctx)
         .and_then(|t| t.split_whitespace().find_map(|w| w.parse::<usize>().ok()))
@@ -80,6 +80,11 @@ pub async fn long(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
             delta: format!("{i} "),
         })
         .await?;
+        // Paced at ten deltas per token delay, so a browser can watch it (and stop it); with a
+        // zero delay (benchmarks) it runs flat out.
+        if i % 10 == 9 {
+            ctx.sleep(ctx.settings.token_delay).await?;
+        }
     }
     ctx.emit(EventKind::TextMessageEnd { message_id: id })
         .await?;
