@@ -56,9 +56,11 @@ test("chat: streamed markdown appears progressively and ends as view nodes", asy
   assert.ok(late > early, `text grew while streaming (${early} → ${late})`);
   await log(page).locator("table th", { hasText: "event" }).first().waitFor();
   await log(page).getByRole("button", { name: "Copy code" }).first().waitFor();
-  await page.screenshot({ path: path.join(shots, "chat-dark.png"), fullPage: true });
-  await page.getByRole("button", { name: "Toggle theme" }).click();
+  // Headless Chromium prefers a light scheme; the toggle switches to dark (after its transition).
   await page.screenshot({ path: path.join(shots, "chat-light.png"), fullPage: true });
+  await page.getByRole("button", { name: "Toggle theme" }).click();
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: path.join(shots, "chat-dark.png"), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
 });
