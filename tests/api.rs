@@ -48,13 +48,27 @@ async fn every_scenario_reads_back_cleanly() {
     let (addr, _) = start_server(&["--demo-delay-ms", "0"]).await;
     for s in SCENARIOS.iter().filter(|s| s.name != "approval") {
         let text = if s.name == "long" { "long 500" } else { s.name };
-        let (events, p) = run(addr, &input("t-all", &format!("r-{}", s.name), text, s.name)).await;
-        assert_eq!(p.outcome(), StreamOutcome::Completed, "{}: {:?}", s.name, p.error());
+        let (events, p) = run(
+            addr,
+            &input("t-all", &format!("r-{}", s.name), text, s.name),
+        )
+        .await;
+        assert_eq!(
+            p.outcome(),
+            StreamOutcome::Completed,
+            "{}: {:?}",
+            s.name,
+            p.error()
+        );
         assert!(p.warnings.is_empty(), "{}: {:?}", s.name, p.warnings);
         assert_eq!(events[0]["type"], "RUN_STARTED");
         assert_eq!(events[0]["protocolVersion"], "1.1");
         let last = events.last().unwrap()["type"].as_str().unwrap().to_string();
-        let want = if s.name == "error" { "RUN_ERROR" } else { "RUN_FINISHED" };
+        let want = if s.name == "error" {
+            "RUN_ERROR"
+        } else {
+            "RUN_FINISHED"
+        };
         assert_eq!(last, want, "{}", s.name);
         let terminals = events
             .iter()
@@ -69,23 +83,41 @@ async fn errors_before_the_stream_are_statuses_with_json() {
     let (addr, _) = start_server(&["--body-limit", "300"]).await;
     let cases = [
         ("/api/agents/demo", "{not json", 400, "invalid_json"),
-        ("/api/agents/demo", r#"{"threadId": 1}"#, 422, "invalid_request"),
+        (
+            "/api/agents/demo",
+            r#"{"threadId": 1}"#,
+            422,
+            "invalid_request",
+        ),
         ("/api/agents/demo", r#"[1,2]"#, 422, "invalid_request"),
-        ("/api/agents/nobody", r#"{"threadId":"t","runId":"r","messages":[]}"#, 404, "not_found"),
+        (
+            "/api/agents/nobody",
+            r#"{"threadId":"t","runId":"r","messages":[]}"#,
+            404,
+            "not_found",
+        ),
     ];
     for (path, body, status, code) in cases {
         let (s, text) = post_raw(addr, path, body).await;
         assert_eq!(s, status, "{path} {body}: {text}");
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["error"]["code"], code, "{text}");
-        assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
     }
-    let big = json!({"threadId": "t", "runId": "r", "messages": [], "state": {"pad": "x".repeat(400)}});
+    let big =
+        json!({"threadId": "t", "runId": "r", "messages": [], "state": {"pad": "x".repeat(400)}});
     let (s, text) = post_raw(addr, "/api/agents/demo", &big.to_string()).await;
     assert_eq!(s, 413, "{text}");
 
     let (addr, _) = start_server(&["--auth-token", "sesame"]).await;
-    let (s, text) = post_raw(addr, "/api/agents/demo", r#"{"threadId":"t","runId":"r","messages":[]}"#).await;
+    let (s, text) = post_raw(
+        addr,
+        "/api/agents/demo",
+        r#"{"threadId":"t","runId":"r","messages":[]}"#,
+    )
+    .await;
     assert_eq!(s, 401, "{text}");
     let (s, _) = common::get(addr, "/healthz").await;
     assert_eq!(s, 200, "health stays open");
@@ -101,7 +133,10 @@ async fn a_client_that_disconnects_cancels_the_run() {
     }
     assert!(state.runs.is_active("r-cut"));
     drop(sse);
-    wait_until(Duration::from_secs(5), "the run's task ended", || state.runs.active_count() == 0).await;
+    wait_until(Duration::from_secs(5), "the run's task ended", || {
+        state.runs.active_count() == 0
+    })
+    .await;
     let (_, conv) = state.runs.thread(Some("t-cut")).unwrap();
     assert!(
         matches!(
@@ -122,7 +157,11 @@ async fn frontend_tool_then_tool_message_continues() {
     let first = input("t-hitl", "r1", "hitl", "hitl");
     let (_, p) = run(addr, &first).await;
     let pending = p.conversation.pending_tool_call_ids.clone();
-    assert_eq!(pending.len(), 1, "the run ends with one pending frontend tool call");
+    assert_eq!(
+        pending.len(),
+        1,
+        "the run ends with one pending frontend tool call"
+    );
     let mut messages = p.conversation.messages_json().as_array().unwrap().clone();
     messages.push(json!({"id": "tool-1", "role": "tool", "toolCallId": pending[0],
         "content": json!({"approved": true, "arguments": {"steps": [{"description": "Pack", "status": "enabled"}]}}).to_string()}));
@@ -130,8 +169,17 @@ async fn frontend_tool_then_tool_message_continues() {
         "forwardedProps": {"scenario": "hitl"}});
     let (_, p) = run(addr, &second).await;
     assert_eq!(p.outcome(), StreamOutcome::Completed);
-    let last = p.conversation.messages.last().unwrap().text().unwrap_or_default();
-    assert!(last.contains("Pack"), "the agent continued from the tool message: {last}");
+    let last = p
+        .conversation
+        .messages
+        .last()
+        .unwrap()
+        .text()
+        .unwrap_or_default();
+    assert!(
+        last.contains("Pack"),
+        "the agent continued from the tool message: {last}"
+    );
 }
 
 #[tokio::test]
@@ -140,7 +188,11 @@ async fn interrupt_then_resume_approve_reject_and_edit() {
     for (n, payload, expect) in [
         (1, json!({"approved": true}), "Done"),
         (2, json!({"approved": false}), "Rejected"),
-        (3, json!({"approved": true, "editedArgs": {"paths": ["/tmp/demo/only.log"]}}), "only.log"),
+        (
+            3,
+            json!({"approved": true, "editedArgs": {"paths": ["/tmp/demo/only.log"]}}),
+            "only.log",
+        ),
     ] {
         let thread = format!("t-int-{n}");
         let (_, p) = run(addr, &input(&thread, "r1", "interrupt", "interrupt")).await;
@@ -153,7 +205,12 @@ async fn interrupt_then_resume_approve_reject_and_edit() {
             "resume": [{"interruptId": interrupts[0].id, "status": "resolved", "payload": payload}]});
         let (_, p) = run(addr, &second).await;
         assert_eq!(p.outcome(), StreamOutcome::Completed);
-        let all: String = p.conversation.messages.iter().filter_map(|m| m.text()).collect();
+        let all: String = p
+            .conversation
+            .messages
+            .iter()
+            .filter_map(|m| m.text())
+            .collect();
         assert!(all.contains(expect), "resume {n}: {all}");
     }
 }
@@ -163,12 +220,22 @@ async fn in_stream_approval_waits_for_tool_result() {
     let (addr, state) = start_server(&["--demo-delay-ms", "0"]).await;
     let body = input("t-appr", "r-appr", "approval", "approval");
     let mut sse = open_sse(addr, "POST", "/api/agents/demo", Some(&body.to_string())).await;
-    wait_until(Duration::from_secs(5), "the agent waits", || !state.runs.pending_waits().is_empty()).await;
+    wait_until(Duration::from_secs(5), "the agent waits", || {
+        !state.runs.pending_waits().is_empty()
+    })
+    .await;
     let call = state.runs.pending_waits()[0].0.clone();
-    let (s, text) = common::post_json(addr, "/api/ag-ui/tool-result", &json!({"toolCallId": call, "approved": true})).await;
+    let (s, text) = common::post_json(
+        addr,
+        "/api/ag-ui/tool-result",
+        &json!({"toolCallId": call, "approved": true}),
+    )
+    .await;
     assert_eq!(s, 200, "{text}");
     let events = sse.read_run().await;
-    assert!(events.iter().any(|e| e["type"] == "TOOL_CALL_RESULT" && e["toolCallId"] == call));
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "TOOL_CALL_RESULT" && e["toolCallId"] == call));
     assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
 }
 

@@ -45,7 +45,10 @@ async fn home_page_is_server_rendered() {
     let addr = start().await;
     let (status, body) = get(addr, "/").await;
     assert_eq!(status, 200);
-    assert!(body.contains(r#"<h1 class="brand-name">agui-studio</h1>"#), "{body}");
+    assert!(
+        body.contains(r#"<h1 class="brand-name">agui-studio</h1>"#),
+        "{body}"
+    );
     assert!(body.contains("server-rendered"));
 }
 

@@ -32,7 +32,7 @@ pub enum Command {
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
-    /// Address to listen on [env: AGUI_ADDR; default: LEPTOS_SITE_ADDR, else 127.0.0.1:3000].
+    /// Address to listen on [default: LEPTOS_SITE_ADDR, else 127.0.0.1:3000].
     #[arg(long, env = "AGUI_ADDR", value_name = "HOST:PORT")]
     pub addr: Option<SocketAddr>,
 
