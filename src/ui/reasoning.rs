@@ -68,21 +68,7 @@ pub fn Reasoning(
         _ => None,
     };
     let title = move || reasoning_title(streaming.get(), encrypted_only(), took());
-    let on_toggle = move |ev: leptos::ev::Event| {
-        use leptos::wasm_bindgen::JsCast;
-        let Some(el) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
-        else {
-            return;
-        };
-        let now_open = el.has_attribute("open");
-        if now_open != open.get_untracked() {
-            // Not our doing: the user toggled it; leave it as they want it from now on.
-            auto.set(false);
-            open.set(now_open);
-        }
-    };
+    let on_toggle = crate::ui::util::on_user_toggle(open, auto);
 
     view! {
         <details

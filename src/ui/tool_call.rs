@@ -182,20 +182,7 @@ pub fn ToolCallCard(
             open.set(!done);
         }
     });
-    let on_toggle = move |ev: leptos::ev::Event| {
-        use leptos::wasm_bindgen::JsCast;
-        let Some(el) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
-        else {
-            return;
-        };
-        let now_open = el.has_attribute("open");
-        if now_open != open.get_untracked() {
-            auto.set(false);
-            open.set(now_open);
-        }
-    };
+    let on_toggle = crate::ui::util::on_user_toggle(open, auto);
 
     view! {
         <div

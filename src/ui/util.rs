@@ -112,3 +112,25 @@ mod tests {
         assert_eq!(pretty_json("{\"a\":"), None);
     }
 }
+
+/// The `toggle` handler of a `<details>` whose `open` the app drives while `auto` is set: when
+/// the user opens or closes it themselves, the app stops driving it.
+pub fn on_user_toggle(
+    open: RwSignal<bool>,
+    auto: RwSignal<bool>,
+) -> impl Fn(leptos::ev::Event) + Copy + 'static {
+    move |ev: leptos::ev::Event| {
+        use leptos::wasm_bindgen::JsCast;
+        let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
+        else {
+            return;
+        };
+        let now_open = el.has_attribute("open");
+        if now_open != open.get_untracked() {
+            auto.set(false);
+            open.set(now_open);
+        }
+    }
+}
