@@ -236,3 +236,52 @@ test("security: script and HTML in a foreign agent's stream render as text and r
     foreign.close();
   }
 });
+
+test("interrupt with a response schema: the generated form answers it", async () => {
+  const { page, problems } = await open();
+  await send(page, "interrupt date");
+  await idle(page);
+  const field = page.getByLabel("Report date");
+  await field.waitFor({ timeout: 15000 });
+  await field.fill("2026-12-01");
+  await page.screenshot({ path: path.join(shots, "interrupt-form.png"), fullPage: true });
+  await page.getByRole("button", { name: "Submit", exact: true }).click();
+  await log(page).getByText(/2026-12-01/).last().waitFor({ timeout: 15000 });
+  await idle(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("activities: live progress reaches 100%", async () => {
+  const { page, problems } = await open();
+  await send(page, "activities");
+  await idle(page);
+  const card = page.getByRole("group", { name: "Activity: BACKGROUND_TASK" });
+  await card.waitFor();
+  const bar = card.getByRole("progressbar").first();
+  assert.equal(await bar.getAttribute("value"), "100");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("subagents: their work is shown under each subagent", async () => {
+  const { page, problems } = await open();
+  await send(page, "subagents");
+  await idle(page);
+  assert.equal(await log(page).locator(".subagent-head").count(), 2);
+  assert.ok((await log(page).locator(".turn.in-subagent").count()) >= 2);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("phone-sized screen: the studio stays usable", async () => {
+  const { page, problems } = await open();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await send(page, "backend_tool 3 * 5");
+  await idle(page);
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.match(await log(page).innerText(), /15/);
+  await page.screenshot({ path: path.join(shots, "phone.png"), fullPage: false });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
