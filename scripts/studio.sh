@@ -91,6 +91,10 @@ bench() {
   cargo bench --bench pipeline
   say "server benchmark: the long scenario drained over loopback (release)"
   cargo bench --features ssr --bench server
+  say "browser benchmark: long tasks and last paint while ~2,000 deltas/s stream in (release binary)"
+  setup yes
+  release
+  (cd end2end && node bench/longtask.mjs 20000)
 }
 
 case "${1:-}" in

@@ -1,0 +1,56 @@
+// Benchmark (prints figures, asserts nothing): while the demo's `long` scenario streams about
+// 2,000 text deltas per second into the page, the longest main-thread task (PerformanceObserver
+// "longtask") and the time from the last byte of the run's response to the last paint of the
+// transcript. Run: node bench/longtask.mjs [DELTAS]   (binary: $AGUI_BINARY or target/release)
+import { startServer, stopServer, launchBrowser } from "../tests/support.mjs";
+
+const deltas = Number(process.argv[2] ?? 20000);
+// The long scenario sleeps one token delay every 10 deltas: 5 ms → ~2,000 deltas/s.
+const server = await startServer(["--demo-delay-ms", "5"]);
+const browser = await launchBrowser();
+try {
+  const page = await browser.context.newPage();
+  await page.addInitScript(() => {
+    window.__longtasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push(e.duration);
+    }).observe({ type: "longtask", buffered: true });
+    window.__lastMutation = 0;
+    document.addEventListener("DOMContentLoaded", () => {
+      new MutationObserver(() => {
+        const t = performance.now();
+        requestAnimationFrame(() => { window.__lastMutation = Math.max(window.__lastMutation, t); window.__lastPaint = performance.now(); });
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+  });
+  await page.goto(server.url);
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]');
+  await page.evaluate(() => { window.__longtasks = []; });
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(`long ${deltas}`);
+  const started = Date.now();
+  await box.press("Enter");
+  await page.getByRole("button", { name: "Stop" }).waitFor();
+  await page.getByRole("button", { name: "Send" }).waitFor({ timeout: 600000 });
+  await page.waitForTimeout(500);
+  const wall = (Date.now() - started) / 1000;
+  const r = await page.evaluate(() => {
+    const runs = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/agents/"));
+    const last = runs[runs.length - 1];
+    return {
+      longest: Math.max(0, ...window.__longtasks),
+      count: window.__longtasks.length,
+      responseEnd: last?.responseEnd ?? null,
+      lastPaint: window.__lastPaint ?? null,
+    };
+  });
+  console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
+  console.log(`longest main-thread task: ${r.longest.toFixed(0)} ms (${r.count} tasks over 50 ms)`);
+  if (r.responseEnd != null && r.lastPaint != null) {
+    console.log(`last byte → last paint: ${(r.lastPaint - r.responseEnd).toFixed(0)} ms`);
+  }
+  await page.close();
+} finally {
+  await browser.close();
+  stopServer(server);
+}
