@@ -1,0 +1,107 @@
+//! Tests of the `session` module.
+use super::*;
+use crate::protocol::types::{AssistantMessage, ToolCall, ToolMessage};
+
+fn assistant_with_call(name: &str, id: &str, args: &str) -> Message {
+    let mut call = ToolCall::new(id.into(), name.into());
+    call.function.arguments = args.into();
+    Message::Assistant(AssistantMessage {
+        id: format!("a-{id}"),
+        tool_calls: Some(vec![call]),
+        ..Default::default()
+    })
+}
+
+#[test]
+fn frontend_tool_pending_after_the_run_is_an_approval() {
+    let msgs = vec![assistant_with_call("confirm", "c1", r#"{"x":1}"#)];
+    let run = RunView {
+        status: RunStatus::Finished {
+            run_id: "r".into(),
+            outcome: None,
+        },
+        pending_tool_call_ids: vec!["c1".into()],
+        ..Default::default()
+    };
+    let a = approvals_of(&msgs, &run);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].kind, ApprovalKind::FrontendTool);
+    assert_eq!(a[0].args, json!({"x": 1}));
+}
+
+#[test]
+fn answered_calls_are_not_approvals() {
+    let msgs = vec![
+        assistant_with_call(
+            "request_approval",
+            "c1",
+            r#"{"action":"deploy","risk_level":"high"}"#,
+        ),
+        Message::Tool(ToolMessage {
+            id: "t".into(),
+            content: crate::protocol::types::Content::Text("{}".into()),
+            tool_call_id: "c1".into(),
+            error: None,
+            encrypted_value: None,
+            encrypted_value_type: None,
+            metadata: None,
+            subagent_run_id: None,
+        }),
+    ];
+    let run = RunView {
+        status: RunStatus::Running { run_id: "r".into() },
+        ..Default::default()
+    };
+    assert!(approvals_of(&msgs, &run).is_empty());
+}
+
+#[test]
+fn in_stream_request_is_an_approval_with_risk() {
+    let msgs = vec![assistant_with_call(
+        "request_approval",
+        "c1",
+        r#"{"action":"deploy","risk_level":"high"}"#,
+    )];
+    let run = RunView {
+        status: RunStatus::Running { run_id: "r".into() },
+        ..Default::default()
+    };
+    let a = approvals_of(&msgs, &run);
+    assert_eq!(a[0].kind, ApprovalKind::InStream);
+    assert_eq!(a[0].risk.as_deref(), Some("high"));
+    assert_eq!(a[0].message.as_deref(), Some("deploy"));
+}
+
+#[test]
+fn interrupts_are_approvals_and_unanswered_ones_are_cancelled_on_resume() {
+    let i = Interrupt {
+        id: "i1".into(),
+        reason: "confirmation".into(),
+        message: Some("Sure?".into()),
+        tool_call_id: None,
+        response_schema: None,
+        expires_at: None,
+        metadata: None,
+        subagent_run_id: None,
+    };
+    let run = RunView {
+        status: RunStatus::Finished {
+            run_id: "r".into(),
+            outcome: None,
+        },
+        interrupts: vec![
+            i.clone(),
+            Interrupt {
+                id: "i2".into(),
+                ..i.clone()
+            },
+        ],
+        ..Default::default()
+    };
+    assert_eq!(approvals_of(&[], &run).len(), 2);
+    let mut answers = HashMap::new();
+    answers.insert("i1".to_string(), json!({"approved": true}));
+    let r = resume_entries(&run.interrupts, &answers);
+    assert_eq!(r[0].status, ResumeStatus::Resolved);
+    assert_eq!(r[1].status, ResumeStatus::Cancelled);
+}

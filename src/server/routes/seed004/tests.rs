@@ -1,0 +1,229 @@
+//! Tests of the `seed004` module.
+use super::*;
+use crate::protocol::sse::{Decoder, SseFrame};
+use futures::StreamExt;
+
+fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed> {
+    Arc::new(Observed {
+        seq,
+        thread_id: thread.into(),
+        run_id: run.into(),
+        json: Event::from(kind).to_json(),
+    })
+}
+
+fn delta(seq: u64, thread: &str) -> Arc<Observed> {
+    observed(
+        seq,
+        thread,
+        "r1",
+        EventKind::TextMessageContent {
+            message_id: "m1".into(),
+            delta: format!("{seq} "),
+        },
+    )
+}
+
+/// Read chunks until `n` chunks were seen; returns the raw text.
+async fn read_chunks<St>(body: &mut St, n: usize) -> String
+where
+    St: Stream<Item = Result<Bytes, Infallible>> + Unpin,
+{
+    let mut text = String::new();
+    for _ in 0..n {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), body.next())
+            .await
+            .expect("a chunk in time")
+            .expect("the stream goes on")
+            .unwrap();
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    text
+}
+
+fn frames(text: &str) -> Vec<SseFrame> {
+    let mut d = Decoder::new();
+    d.push(text.as_bytes()).unwrap()
+}
+
+fn conv_with(run: RunStatus) -> Conversation {
+    let mut c = Conversation::new();
+    c.state = json!({"step": 3});
+    c.run = run;
+    c
+}
+
+#[tokio::test]
+async fn lagging_observer_gets_snapshots_then_live_events() {
+    let (tx, rx) = broadcast::channel(4);
+    let snap = |t: Option<&str>| {
+        assert_eq!(t, Some("t1"));
+        (
+            8,
+            vec![(
+                "t1".to_string(),
+                conv_with(RunStatus::Running {
+                    run_id: "r1".into(),
+                }),
+            )],
+        )
+    };
+    let mut body = Box::pin(observer_stream(
+        rx,
+        Some("t1".into()),
+        Duration::from_secs(60),
+        snap,
+    ));
+    assert_eq!(read_chunks(&mut body, 1).await, ": connected\n\n");
+    // The run started, the observer saw it…
+    tx.send(observed(
+        1,
+        "t1",
+        "r1",
+        EventKind::RunStarted {
+            thread_id: "t1".into(),
+            run_id: "r1".into(),
+            parent_run_id: None,
+            input: None,
+            protocol_version: None,
+        },
+    ))
+    .unwrap();
+    let first = frames(&read_chunks(&mut body, 1).await);
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].id.as_deref(), Some("1"));
+    // …then 9 more events overflow the 4-slot channel before it reads again.
+    for seq in 2..=10 {
+        tx.send(delta(seq, "t1")).unwrap();
+    }
+    let text = read_chunks(&mut body, 1).await;
+    assert!(
+        text.starts_with(": resync after 5 missed events\n\n"),
+        "{text}"
+    );
+    let fs = frames(&text);
+    let types: Vec<String> = fs
+        .iter()
+        .map(|f| serde_json::from_str::<Value>(&f.data).unwrap()["type"].to_string())
+        .collect();
+    // No RUN_STARTED again (the observer saw r1 start), the snapshots with the snapshot's
+    // id, then only the events after seq 8 (7 and 8 are in the snapshot).
+    assert_eq!(
+        types,
+        [
+            "\"MESSAGES_SNAPSHOT\"",
+            "\"STATE_SNAPSHOT\"",
+            "\"TEXT_MESSAGE_CONTENT\"",
+            "\"TEXT_MESSAGE_CONTENT\""
+        ]
+    );
+    let ids: Vec<_> = fs.iter().map(|f| f.id.clone().unwrap()).collect();
+    assert_eq!(ids, ["8", "8", "9", "10"]);
+    let state: Value = serde_json::from_str(&fs[1].data).unwrap();
+    assert_eq!(state["snapshot"], json!({"step": 3}));
+    assert_eq!(state["metadata"], json!({"threadId": "t1", "resync": true}));
+    // And it goes on live.
+    tx.send(delta(11, "t1")).unwrap();
+    let next = frames(&read_chunks(&mut body, 1).await);
+    assert_eq!(next[0].id.as_deref(), Some("11"));
+}
+
+#[tokio::test]
+async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was() {
+    let (tx, rx) = broadcast::channel(2);
+    let snap = |t: Option<&str>| {
+        assert_eq!(t, None);
+        let mut a = conv_with(RunStatus::Finished {
+            run_id: "ra".into(),
+            outcome: Some(crate::protocol::types::RunOutcome::Cancelled),
+        });
+        a.messages.push(Message::new_text(
+            crate::protocol::types::TextRole::Assistant,
+            "m1".into(),
+            None,
+        ));
+        let b = conv_with(RunStatus::Running {
+            run_id: "rb".into(),
+        });
+        (20, vec![("ta".to_string(), a), ("tb".to_string(), b)])
+    };
+    let mut body = Box::pin(observer_stream(rx, None, Duration::from_secs(60), snap));
+    read_chunks(&mut body, 1).await;
+    tx.send(observed(
+        1,
+        "ta",
+        "ra",
+        EventKind::RunStarted {
+            thread_id: "ta".into(),
+            run_id: "ra".into(),
+            parent_run_id: None,
+            input: None,
+            protocol_version: None,
+        },
+    ))
+    .unwrap();
+    read_chunks(&mut body, 1).await;
+    for seq in 2..=19 {
+        tx.send(delta(seq, "ta")).unwrap();
+    }
+    // rb's RUN_STARTED is numbered after the snapshot (begin_thread ran before publish):
+    // the resync announced it already, so the live copy is dropped.
+    tx.send(observed(
+        21,
+        "tb",
+        "rb",
+        EventKind::RunStarted {
+            thread_id: "tb".into(),
+            run_id: "rb".into(),
+            parent_run_id: None,
+            input: None,
+            protocol_version: None,
+        },
+    ))
+    .unwrap();
+    tx.send(delta(22, "tb")).unwrap();
+    let text = read_chunks(&mut body, 1).await;
+    let events: Vec<Value> = frames(&text)
+        .iter()
+        .map(|f| serde_json::from_str(&f.data).unwrap())
+        .collect();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_FINISHED",
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "TEXT_MESSAGE_CONTENT"
+        ],
+        "{text}"
+    );
+    assert_eq!(events[0]["messages"][0]["id"], "m1");
+    assert_eq!(events[2]["runId"], "ra");
+    assert_eq!(events[2]["outcome"], json!({"type": "cancelled"}));
+    assert_eq!(events[3]["runId"], "rb");
+}
+
+#[tokio::test]
+async fn idle_observer_gets_keep_alives_and_filter_applies() {
+    let (tx, rx) = broadcast::channel(16);
+    let mut body = Box::pin(observer_stream(
+        rx,
+        Some("mine".into()),
+        Duration::from_millis(200),
+        |_: Option<&str>| (0, Vec::new()),
+    ));
+    read_chunks(&mut body, 1).await;
+    tx.send(delta(1, "other")).unwrap();
+    tx.send(delta(2, "mine")).unwrap();
+    let text = read_chunks(&mut body, 1).await;
+    assert_eq!(frames(&text).len(), 1);
+    assert_eq!(frames(&text)[0].id.as_deref(), Some("2"));
+    assert_eq!(read_chunks(&mut body, 1).await, sse::KEEP_ALIVE);
+    drop(tx);
+    // The hub closed: the stream ends.
+    assert!(body.next().await.is_none());
+}
