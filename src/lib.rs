@@ -9,6 +9,7 @@
 pub mod client;
 pub mod protocol;
 pub mod ui;
+pub mod wire;
 
 #[cfg(feature = "ssr")]
 pub mod server;

@@ -70,6 +70,27 @@ pub struct ServeArgs {
     )]
     pub agents: Vec<String>,
 
+    /// An OpenAI-compatible LLM agent, repeatable (env: `;`-separated):
+    /// `ID=BASE_URL[,model=NAME][,key-env=VAR][,key=KEY][,tools=demo|none]`, e.g.
+    /// `ollama=http://127.0.0.1:11434/v1,model=llama3.2` or
+    /// `openai=https://api.openai.com/v1,model=gpt-4o-mini,key-env=OPENAI_API_KEY`.
+    /// Served at `POST /api/agents/ID`.
+    #[arg(long = "llm", env = "AGUI_LLM", value_delimiter = ';', value_name = "SPEC")]
+    pub llm: Vec<String>,
+
+    /// A foreign AG-UI agent to proxy, repeatable (env: `;`-separated):
+    /// `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR]`, e.g.
+    /// `crew=http://127.0.0.1:8000/agent,header-env=Authorization:CREW_AUTH`. Its events go through
+    /// this server's pipeline (dialects, verification, persistence). Served at
+    /// `POST /api/agents/ID`.
+    #[arg(long = "proxy", env = "AGUI_PROXY", value_delimiter = ';', value_name = "SPEC")]
+    pub proxy: Vec<String>,
+
+    /// SQLite database file for threads, runs and their events (created if missing; WAL mode).
+    /// `:memory:` keeps nothing across restarts.
+    #[arg(long, env = "AGUI_DB", default_value = "agui-studio.db", value_name = "PATH")]
+    pub db: String,
+
     /// Seconds an in-stream approval waits for `POST /api/ag-ui/tool-result` before the run
     /// ends with RUN_ERROR (code APPROVAL_TIMEOUT).
     #[arg(

@@ -77,6 +77,12 @@ impl AppState {
                 other => return Err(format!("unknown agent '{other}' (available: demo)")),
             }
         }
+        for spec in args.llm.iter().filter(|s| !s.trim().is_empty()) {
+            agents.insert(Arc::new(agents::llm::LlmAgent::from_spec(spec)?));
+        }
+        for spec in args.proxy.iter().filter(|s| !s.trim().is_empty()) {
+            agents.insert(Arc::new(agents::proxy::ProxyAgent::from_spec(spec)?));
+        }
         Ok(AppState {
             leptos_options: leptos_options(),
             agents,

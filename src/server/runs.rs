@@ -350,14 +350,18 @@ async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
         other => other,
     };
     let terminal = match result {
-        Ok(RunEnd { outcome, result }) => {
+        Ok(RunEnd {
+            outcome,
+            result,
+            usage,
+        }) => {
             close_open(&mut ctx).await;
             EventKind::RunFinished {
                 thread_id: ctx.input.thread_id.clone(),
                 run_id: ctx.input.run_id.clone(),
                 result,
                 outcome,
-                usage: None,
+                usage: usage.map(|u| vec![u]),
             }
         }
         Err(AgentError::Cancelled) => {

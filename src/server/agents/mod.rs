@@ -3,6 +3,8 @@
 //! agents this server hosts.
 
 pub mod demo;
+pub mod llm;
+pub mod proxy;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::event::{Event, EventKind};
-use crate::protocol::types::{RunAgentInput, RunOutcome};
+use crate::protocol::types::{RunAgentInput, RunOutcome, TokenUsage};
 use crate::protocol::verify::Verifier;
 
 use super::runs::{RunSink, Runs};
@@ -41,6 +43,8 @@ impl AgentError {
 pub struct RunEnd {
     pub outcome: Option<RunOutcome>,
     pub result: Option<Value>,
+    /// Token usage to report on `RUN_FINISHED`.
+    pub usage: Option<TokenUsage>,
 }
 
 impl RunEnd {

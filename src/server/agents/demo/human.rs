@@ -76,7 +76,7 @@ pub async fn hitl(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
         outcome: Some(RunOutcome::Success {
             pending_tool_call_ids: Some(vec![call]),
         }),
-        result: None,
+        ..RunEnd::default()
     })
 }
 
@@ -199,7 +199,7 @@ fn interrupted(interrupt: Interrupt) -> RunEnd {
         outcome: Some(RunOutcome::Interrupt {
             interrupts: vec![interrupt],
         }),
-        result: None,
+        ..RunEnd::default()
     }
 }
 

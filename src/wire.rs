@@ -1,0 +1,131 @@
+//! The JSON shapes of this server's own endpoints beyond AG-UI (threads, runs), shared by the
+//! server that writes them and the browser that reads them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::types::Message;
+
+/// Where a run stands, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Still streaming (or waiting for a human).
+    Running,
+    /// Ended with `RUN_FINISHED` (any outcome but cancelled).
+    Finished,
+    /// Ended with `RUN_FINISHED { outcome: cancelled }`.
+    Cancelled,
+    /// Ended with `RUN_ERROR`.
+    Error,
+    /// The server stopped while the run was in progress; its stream ends with `RUN_ERROR`
+    /// (code `SERVER_RESTARTED`) when replayed.
+    Interrupted,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Finished => "finished",
+            RunState::Cancelled => "cancelled",
+            RunState::Error => "error",
+            RunState::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "running" => RunState::Running,
+            "finished" => RunState::Finished,
+            "cancelled" => RunState::Cancelled,
+            "error" => RunState::Error,
+            "interrupted" => RunState::Interrupted,
+            _ => return None,
+        })
+    }
+}
+
+/// One run of a thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    pub run_id: String,
+    pub thread_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    pub status: RunState,
+    /// Unix milliseconds.
+    pub started_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<i64>,
+    /// Events of the run so far; the last event's SSE id equals this number.
+    pub event_count: u64,
+    /// The `RUN_ERROR` message, when it ended in error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Where to (re)read the run's events: `GET` with `Last-Event-ID` resumes after that id.
+    pub events_url: String,
+}
+
+/// A thread as listed by `GET /api/threads`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadSummary {
+    pub id: String,
+    /// The first user message, shortened (empty when there is none).
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub message_count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<RunSummary>,
+}
+
+/// `GET /api/threads`: most recently updated first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadList {
+    pub threads: Vec<ThreadSummary>,
+}
+
+/// `GET /api/threads/{id}`: one thread with its conversation and its runs (oldest first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadView {
+    pub id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub messages: Vec<Message>,
+    pub state: Value,
+    pub runs: Vec<RunSummary>,
+}
+
+/// The request header that asks the server to keep a run going when its client disconnects
+/// (any value but `0`/`false`); the run then ends only by itself or by
+/// `POST /api/runs/{run_id}/cancel`.
+pub const DETACH_HEADER: &str = "x-agui-detach";
+/// The response header of a run stream naming where its events can be re-read.
+pub const RUN_EVENTS_HEADER: &str = "x-agui-run-events";
+
+/// The URL of a run's event stream.
+pub fn run_events_url(run_id: &str) -> String {
+    format!("/api/runs/{}/events", encode_segment(run_id))
+}
+
+/// Percent-encode one URL path segment.
+pub fn encode_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
