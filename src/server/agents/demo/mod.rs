@@ -5,7 +5,7 @@
 //! A run picks its scenario from `forwardedProps.scenario`, else from the first word of the last
 //! user message, else `chat`. [`SCENARIOS`] is the one list; `GET /api/agents` publishes it.
 
-mod calc;
+pub(crate) mod calc;
 mod full;
 mod human;
 mod multimodal;
@@ -243,6 +243,7 @@ pub(crate) mod testing {
         let mut pipeline = Pipeline::for_input(&input, Default::default());
         let mut started = runs
             .start(Arc::new(DemoAgent), input, settings)
+            .await
             .expect("the run starts");
         let mut events = Vec::new();
         while let Some(e) = started.events.recv().await {

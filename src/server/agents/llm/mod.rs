@@ -1,0 +1,228 @@
+//! An agent backed by any server speaking the OpenAI Chat Completions streaming API (OpenAI,
+//! Ollama, vLLM, llama.cpp server, LM Studio…), configured by `--llm`. A run streams the model's
+//! answer as AG-UI events, runs backend tools server-side and calls the model again with their
+//! results, and ends with the frontend tool calls the app must answer. See `docs/llm.md`.
+
+mod request;
+mod spec;
+mod stream;
+mod tools;
+mod upstream;
+
+use std::collections::HashSet;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::{json, Value};
+
+use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
+use crate::protocol::event::EventKind;
+use crate::protocol::types::{Content, Message, RunOutcome, TokenUsage};
+
+pub use spec::{BackendTools, LlmSpec};
+pub use upstream::code;
+
+/// How many model calls one run may make (each backend tool round is one more).
+pub const MAX_ROUNDS: usize = 8;
+
+/// What `RUN_FINISHED.usage` names as the provider.
+const PROVIDER: &str = "openai-compatible";
+
+/// An LLM agent configured by `--llm ID=BASE_URL[,model=…][,key-env=…][,key=…][,tools=…]`.
+pub struct LlmAgent {
+    spec: LlmSpec,
+    http: reqwest::Client,
+}
+
+impl LlmAgent {
+    /// Parse and check a `--llm` spec (a `key-env` variable is read now).
+    pub fn from_spec(spec: &str) -> Result<Self, String> {
+        let spec = LlmSpec::parse(spec, |var| std::env::var(var).ok())?;
+        Self::new(spec)
+    }
+
+    pub fn new(spec: LlmSpec) -> Result<Self, String> {
+        let http = upstream::client().map_err(|e| format!("--llm '{}': {e}", spec.id))?;
+        Ok(LlmAgent { spec, http })
+    }
+
+    pub fn spec(&self) -> &LlmSpec {
+        &self.spec
+    }
+
+    /// The `tools` offered: the app's frontend tools, then the backend tools they do not
+    /// shadow (a frontend tool of the same name wins).
+    fn tools(&self, ctx: &RunContext) -> Vec<Value> {
+        let mut out: Vec<Value> = ctx.input.tools.iter().map(request::frontend_tool).collect();
+        if self.spec.tools == BackendTools::Demo {
+            out.extend(
+                tools::NAMES
+                    .iter()
+                    .filter(|n| !ctx.input.tools.iter().any(|t| t.name == **n))
+                    .filter_map(|n| tools::definition(n)),
+            );
+        }
+        out
+    }
+
+    fn body(&self, messages: &[Value], tools: &[Value]) -> Value {
+        let mut body = json!({
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        if let Some(m) = &self.spec.model {
+            body["model"] = json!(m);
+        }
+        // Some servers reject an empty list.
+        if !tools.is_empty() {
+            body["tools"] = json!(tools);
+        }
+        body
+    }
+
+    async fn run_loop(&self, ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
+        let cancel = ctx.cancel.clone();
+        let frontend: HashSet<String> = ctx.input.tools.iter().map(|t| t.name.clone()).collect();
+        let offered = self.tools(ctx);
+        let mut messages = request::messages(&ctx.input);
+        // Tool call ids the thread already has: a model's id must not merge with one of them.
+        let mut taken: HashSet<String> = ctx
+            .input
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Assistant(a) => a.tool_calls.as_ref(),
+                _ => None,
+            })
+            .flatten()
+            .map(|tc| tc.id.clone())
+            .collect();
+        let mut usage: Option<TokenUsage> = None;
+        for _ in 0..MAX_ROUNDS {
+            let body = self.body(&messages, &offered);
+            let turn =
+                upstream::turn(ctx, &cancel, &self.http, &self.spec, &body, &mut taken).await?;
+            add_usage(&mut usage, turn.usage.as_ref());
+            if let Some(u) = usage.as_mut() {
+                u.model = turn.model.clone().or_else(|| self.spec.model.clone());
+            }
+            let calls: Vec<_> = turn.calls().cloned().collect();
+            if calls.is_empty() {
+                return Ok(RunEnd {
+                    usage,
+                    ..RunEnd::default()
+                });
+            }
+            messages.push(json!({
+                "role": "assistant",
+                "content": Some(turn.content.as_str()).filter(|c| !c.is_empty()),
+                "tool_calls": calls.iter().map(|c| json!({
+                    "id": c.id, "type": "function",
+                    "function": {"name": c.name, "arguments": if c.arguments.trim().is_empty() { "{}" } else { c.arguments.as_str() }},
+                })).collect::<Vec<_>>(),
+            }));
+            let mut pending = Vec::new();
+            for call in &calls {
+                if frontend.contains(&call.name) {
+                    pending.push(call.id.clone());
+                    continue;
+                }
+                // Backend tools, and names the model made up (told so in the result).
+                let result = if self.spec.tools == BackendTools::Demo {
+                    tools::run(&call.name, &call.arguments)
+                } else {
+                    json!({"error": format!("there is no tool named '{}'", call.name)})
+                };
+                let content = result.to_string();
+                let message_id = ctx.new_id("tool");
+                ctx.emit(EventKind::ToolCallResult {
+                    message_id,
+                    tool_call_id: call.id.clone(),
+                    content: Content::Text(content.clone()),
+                    role: None,
+                })
+                .await?;
+                messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
+            }
+            if !pending.is_empty() {
+                // The app runs these; its answers come back as tool messages in the next run.
+                return Ok(RunEnd {
+                    outcome: Some(RunOutcome::Success {
+                        pending_tool_call_ids: Some(pending),
+                    }),
+                    result: None,
+                    usage,
+                });
+            }
+        }
+        Err(AgentError::failed(
+            code::TOO_MANY_ROUNDS,
+            format!(
+                "the model was still calling tools after {MAX_ROUNDS} rounds; stopped to avoid a loop"
+            ),
+        ))
+    }
+}
+
+/// Add a turn's counts to the run's; a count no turn reported stays absent.
+fn add_usage(total: &mut Option<TokenUsage>, turn: Option<&TokenUsage>) {
+    let Some(t) = turn else { return };
+    let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    };
+    let acc = total.get_or_insert_with(|| TokenUsage {
+        provider: Some(PROVIDER.into()),
+        ..TokenUsage::default()
+    });
+    acc.input_tokens = sum(acc.input_tokens, t.input_tokens);
+    acc.output_tokens = sum(acc.output_tokens, t.output_tokens);
+    acc.total_tokens = sum(acc.total_tokens, t.total_tokens);
+    acc.reasoning_tokens = sum(acc.reasoning_tokens, t.reasoning_tokens);
+    acc.cached_input_tokens = sum(acc.cached_input_tokens, t.cached_input_tokens);
+}
+
+impl Agent for LlmAgent {
+    fn info(&self) -> AgentInfo {
+        let s = &self.spec;
+        let host = s.host();
+        let name = format!("LLM ({})", s.model.as_deref().unwrap_or(&host));
+        let model = s.model.as_deref().map_or_else(
+            || "the server's default model".to_string(),
+            |m| format!("model {m}"),
+        );
+        let backend = match s.tools {
+            BackendTools::Demo => " Backend tools: calculate, convert_units.",
+            BackendTools::None => "",
+        };
+        AgentInfo {
+            id: s.id.clone(),
+            name,
+            description: format!(
+                "An OpenAI-compatible chat model: {model} at {host} (streaming Chat Completions).{backend} Frontend tools the app offers are passed to the model."
+            ),
+            capabilities: json!({
+                "identity": {"name": s.id, "type": "llm", "description": format!("OpenAI-compatible chat model at {host}"), "version": env!("CARGO_PKG_VERSION"), "provider": PROVIDER},
+                "transport": {"streaming": true, "websocket": false, "httpBinary": false, "pushNotifications": false, "resumable": false},
+                "tools": {"supported": true, "parallelCalls": true, "clientProvided": true},
+                "output": {"structuredOutput": false, "supportedMimeTypes": ["text/markdown"]},
+                "state": {"snapshots": false, "deltas": false, "memory": false, "persistentState": false},
+                "multiAgent": {"supported": false, "delegation": false, "handoffs": false},
+                "reasoning": {"supported": true, "streaming": true, "encrypted": false},
+                "multimodal": {"input": {"image": true, "audio": false, "video": false, "pdf": false, "file": false}, "output": {"image": false, "audio": false}},
+                "execution": {"codeExecution": false, "sandboxed": true},
+                "humanInTheLoop": {"supported": true, "approvals": false, "interventions": false, "feedback": false, "interrupts": false, "approveWithEdits": false}
+            }),
+            extra: Default::default(),
+        }
+    }
+
+    fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
+        async move {
+            tracing::debug!(run = %ctx.run_id(), agent = %self.spec.id, "llm run");
+            self.run_loop(ctx).await
+        }
+        .boxed()
+    }
+}
