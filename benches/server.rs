@@ -297,8 +297,11 @@ fn main() {
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let cli = Cli::parse_from(["agui-studio", "--demo-delay-ms", "0"]);
-        let state = AppState::new(&cli.serve).unwrap();
+        // A real database file (WAL), as served by default: every event is persisted.
+        let db = std::env::temp_dir().join(format!("agui-bench-{}.db", std::process::id()));
+        let db_arg = db.to_string_lossy().into_owned();
+        let cli = Cli::parse_from(["agui-studio", "--demo-delay-ms", "0", "--db", &db_arg]);
+        let state = AppState::new(&cli.serve).await.unwrap();
         tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
 
         // Warm up: connections, allocator, the first run's lazy initialisation.
@@ -347,5 +350,14 @@ fn main() {
             events as f64 / wall.as_secs_f64(),
             bytes as f64 / wall.as_secs_f64() / 1e6
         );
+        let size: u64 = ["", "-wal", "-shm"]
+            .iter()
+            .filter_map(|x| std::fs::metadata(format!("{db_arg}{x}")).ok())
+            .map(|m| m.len())
+            .sum();
+        println!("  database (WAL) after the runs: {:.1} MB", size as f64 / 1e6);
+        for x in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{db_arg}{x}"));
+        }
     });
 }

@@ -17,10 +17,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 async fn start(flags: &[&str]) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let mut args = vec!["agui-studio", "--demo-delay-ms", "0"];
+    let mut args = vec!["agui-studio", "--demo-delay-ms", "0", "--db", ":memory:"];
     args.extend_from_slice(flags);
     let cli = Cli::parse_from(args);
-    let state = AppState::new(&cli.serve).unwrap();
+    let state = AppState::new(&cli.serve).await.unwrap();
     tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
     addr
 }

@@ -10,8 +10,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 async fn start() -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let cli = Cli::parse_from(["agui-studio", "--demo-delay-ms", "0"]);
-    let state = AppState::new(&cli.serve).unwrap();
+    let cli = Cli::parse_from(["agui-studio", "--demo-delay-ms", "0", "--db", ":memory:"]);
+    let state = AppState::new(&cli.serve).await.unwrap();
     tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
     addr
 }

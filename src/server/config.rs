@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// Without a subcommand it serves the web UI and the AG-UI endpoints.
 #[derive(Debug, Parser)]
-#[command(name = "agui-studio", version, about, long_about = None)]
+#[command(name = "agui-studio", version, about, long_about = None, args_override_self = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

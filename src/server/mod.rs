@@ -8,7 +8,9 @@ pub mod error;
 pub mod inspect;
 pub mod routes;
 pub mod runs;
+pub mod store;
 pub mod stream;
+pub mod threads;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -67,8 +69,9 @@ impl ServerConfig {
 }
 
 impl AppState {
-    /// State for the given arguments: the agents they name, no runs yet.
-    pub fn new(args: &ServeArgs) -> Result<Self, String> {
+    /// State for the given arguments: the agents they name, the database opened (and runs a
+    /// previous process left in progress marked interrupted).
+    pub async fn new(args: &ServeArgs) -> Result<Self, String> {
         let mut agents = AgentRegistry::default();
         for id in &args.agents {
             match id.trim() {
@@ -83,10 +86,16 @@ impl AppState {
         for spec in args.proxy.iter().filter(|s| !s.trim().is_empty()) {
             agents.insert(Arc::new(agents::proxy::ProxyAgent::from_spec(spec)?));
         }
+        let store = store::Store::open(&args.db).await?;
+        match store.recover(runs::now_ms()).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!("{n} run(s) were in progress when the server stopped; marked interrupted"),
+            Err(e) => return Err(format!("cannot recover the database '{}': {e}", args.db)),
+        }
         Ok(AppState {
             leptos_options: leptos_options(),
             agents,
-            runs: Runs::new(),
+            runs: Runs::with_store(store),
             config: Arc::new(ServerConfig::from_args(args)),
         })
     }
@@ -117,7 +126,15 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(routes::api_router(&state).layer(cors(&state.config)))
         .route("/healthz", get(healthz))
-        .leptos_routes(&state, routes, move || shell(options.clone()))
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            {
+                let state = state.clone();
+                move || provide_context(state.clone())
+            },
+            move || shell(options.clone()),
+        )
         .fallback(assets::static_or_not_found)
         .with_state(state)
 }
@@ -145,7 +162,11 @@ fn cors(config: &ServerConfig) -> tower_http::cors::CorsLayer {
             header::AUTHORIZATION,
             header::ACCEPT,
             header::HeaderName::from_static("last-event-id"),
+            header::HeaderName::from_static(crate::wire::DETACH_HEADER),
         ])
+        .expose_headers([header::HeaderName::from_static(
+            crate::wire::RUN_EVENTS_HEADER,
+        )])
 }
 
 async fn healthz() -> Json<serde_json::Value> {
@@ -157,7 +178,7 @@ async fn healthz() -> Json<serde_json::Value> {
 /// Run the server until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> ExitCode {
     init_tracing(&args.log);
-    let state = match AppState::new(&args) {
+    let state = match AppState::new(&args).await {
         Ok(s) => s,
         Err(e) => {
             tracing::error!("{e}");

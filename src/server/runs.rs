@@ -1,8 +1,9 @@
-//! Runs: the registry of runs in progress (each with a cancel handle), the task that drives an
-//! agent and guarantees a well-formed stream, the waits for human answers, the observer hub,
-//! and each thread's current conversation computed by the shared reducer.
+//! Runs: the registry of runs in progress (each with a cancel handle and its event log), the
+//! task that drives an agent and guarantees a well-formed stream, the waits for human answers,
+//! the observer hub, each thread's current conversation computed by the shared reducer, and the
+//! readers through which clients read (and re-read after a disconnect) a run's events.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,7 +11,7 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::chunks::ChunkExpander;
@@ -18,14 +19,19 @@ use crate::protocol::compat::{downgrade_event, parse_version, Version};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
+use crate::wire::RunState;
 
 use super::agents::{Agent, AgentError, RunContext, RunEnd, RunSettings};
 use super::error::ApiError;
+use super::store::{start_conversation, Store};
 
 /// How many events the observer hub buffers; an observer further behind is resynchronised.
 pub const HUB_CAPACITY: usize = 4096;
-/// How many events a run may get ahead of a slow HTTP client before it waits.
-const CLIENT_BUFFER: usize = 256;
+/// How many of a live run's newest events stay in memory; a reader further behind reads the
+/// older ones from the database (without a database nothing is dropped).
+pub const LIVE_WINDOW: usize = 16 * 1024;
+/// Most events a reader takes at once.
+const READ_BATCH: usize = 256;
 
 /// One event as observers see it.
 #[derive(Debug)]
@@ -39,8 +45,58 @@ pub struct Observed {
 struct ActiveRun {
     thread_id: String,
     cancel: CancellationToken,
+    log: Arc<RunLog>,
     #[allow(dead_code)]
     started: Instant,
+}
+
+/// One event of a run, numbered from 1 (its SSE id).
+#[derive(Debug)]
+pub struct Logged {
+    pub seq: u64,
+    pub event: Event,
+}
+
+/// A live run's events: the newest [`LIVE_WINDOW`] in memory, readers woken as events arrive.
+struct RunLog {
+    inner: Mutex<LogInner>,
+    notify: Notify,
+}
+
+struct LogInner {
+    events: VecDeque<Arc<Logged>>,
+    /// The sequence number of `events[0]`.
+    first: u64,
+    ended: bool,
+}
+
+impl RunLog {
+    fn new() -> Self {
+        RunLog {
+            inner: Mutex::new(LogInner {
+                events: VecDeque::new(),
+                first: 1,
+                ended: false,
+            }),
+            notify: Notify::new(),
+        }
+    }
+
+    fn push(&self, logged: Arc<Logged>, bounded: bool) {
+        let mut inner = self.inner.lock().unwrap();
+        inner.events.push_back(logged);
+        if bounded && inner.events.len() > LIVE_WINDOW {
+            inner.events.pop_front();
+            inner.first += 1;
+        }
+        drop(inner);
+        self.notify.notify_waiters();
+    }
+
+    fn end(&self) {
+        self.inner.lock().unwrap().ended = true;
+        self.notify.notify_waiters();
+    }
 }
 
 struct Waiter {
@@ -57,16 +113,27 @@ pub struct Runs {
     latest_thread: Mutex<Option<String>>,
     hub: broadcast::Sender<Arc<Observed>>,
     seq: AtomicU64,
+    store: Option<Store>,
 }
 
-/// A started run: the events for the client that started it, and its cancel handle.
+/// A started run: a reader of its events for the client that started it, and its cancel handle.
 pub struct StartedRun {
-    pub events: mpsc::Receiver<Event>,
+    pub events: RunReader,
     pub cancel: CancellationToken,
 }
 
 impl Runs {
+    /// Runs kept in memory only (their events are all kept while they last).
     pub fn new() -> Arc<Self> {
+        Self::build(None)
+    }
+
+    /// Runs persisted in `store`.
+    pub fn with_store(store: Store) -> Arc<Self> {
+        Self::build(Some(store))
+    }
+
+    fn build(store: Option<Store>) -> Arc<Self> {
         let (hub, _) = broadcast::channel(HUB_CAPACITY);
         Arc::new(Runs {
             active: Mutex::default(),
@@ -75,18 +142,31 @@ impl Runs {
             latest_thread: Mutex::default(),
             hub,
             seq: AtomicU64::new(0),
+            store,
         })
     }
 
-    /// Start `agent` on `input` in its own task. The returned receiver yields the run's events,
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    /// Start `agent` on `input` in its own task. The returned reader yields the run's events,
     /// from `RUN_STARTED` to exactly one terminal event.
-    pub fn start(
+    ///
+    /// A run on a known thread whose messages share no id with the thread's receives the
+    /// thread's history before them (a client may send only the new messages), and the thread's
+    /// state when it sends none.
+    pub async fn start(
         self: &Arc<Self>,
         agent: Arc<dyn Agent>,
-        input: RunAgentInput,
+        mut input: RunAgentInput,
         settings: RunSettings,
     ) -> Result<StartedRun, ApiError> {
+        if let Some((messages, state)) = self.history(&input.thread_id).await {
+            merge_history(&mut input, messages, state);
+        }
         let cancel = CancellationToken::new();
+        let log = Arc::new(RunLog::new());
         {
             let mut active = self.active.lock().unwrap();
             if active.contains_key(&input.run_id) {
@@ -100,23 +180,86 @@ impl Runs {
                 ActiveRun {
                     thread_id: input.thread_id.clone(),
                     cancel: cancel.clone(),
+                    log: log.clone(),
                     started: Instant::now(),
                 },
             );
         }
-        let (tx, rx) = mpsc::channel(CLIENT_BUFFER);
+        let reader = RunReader {
+            run_id: input.run_id.clone(),
+            log: Some(log.clone()),
+            store: self.store.clone(),
+            after: 0,
+            pending: VecDeque::new(),
+            peer: input.protocol_version.as_deref().and_then(parse_version),
+            flushed: false,
+        };
         let sink = RunSink {
-            tx: Some(tx),
+            log,
             runs: self.clone(),
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
-            peer: input.protocol_version.as_deref().and_then(parse_version),
+            seq: 0,
             chunks: ChunkExpander::new(),
         };
+        let agent_id = agent.info().id;
         self.begin_thread(&input);
+        if let Some(store) = &self.store {
+            store.run_started(&input, &agent_id, now_ms()).await;
+        }
         let ctx = RunContext::new(input, settings, cancel.clone(), sink, self.clone());
         tokio::spawn(drive(agent, ctx));
-        Ok(StartedRun { events: rx, cancel })
+        Ok(StartedRun {
+            events: reader,
+            cancel,
+        })
+    }
+
+    /// A thread's messages and state: the live conversation, else the stored one.
+    async fn history(&self, thread_id: &str) -> Option<(Vec<crate::protocol::types::Message>, Value)> {
+        if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
+            return Some((c.messages.clone(), c.state.clone()));
+        }
+        let store = self.store.as_ref()?;
+        match store.thread(thread_id).await {
+            Ok(Some(t)) => Some((t.messages, t.state)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(thread = %thread_id, "cannot read the thread's history: {e}");
+                None
+            }
+        }
+    }
+
+    /// A reader of run `run_id`'s events numbered after `after` (0: all of them), live or
+    /// stored; None when the run is unknown. `peer` downgrades events for an older client.
+    pub async fn reader(&self, run_id: &str, after: u64, peer: Option<Version>) -> Option<RunReader> {
+        let log = self
+            .active
+            .lock()
+            .unwrap()
+            .get(run_id)
+            .map(|r| r.log.clone());
+        if log.is_none() {
+            let store = self.store.as_ref()?;
+            match store.run(run_id).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(e) => {
+                    tracing::error!(run = %run_id, "cannot read the run: {e}");
+                    return None;
+                }
+            }
+        }
+        Some(RunReader {
+            run_id: run_id.to_string(),
+            log,
+            store: self.store.clone(),
+            after,
+            pending: VecDeque::new(),
+            peer,
+            flushed: false,
+        })
     }
 
     /// Cancel runs by run id and/or thread id (both absent: every run). Returns how many.
@@ -242,22 +385,18 @@ impl Runs {
     fn begin_thread(&self, input: &RunAgentInput) {
         let mut threads = self.threads.lock().unwrap();
         let conv = threads.entry(input.thread_id.clone()).or_default();
-        let mut started = Event::from(EventKind::RunStarted {
-            thread_id: input.thread_id.clone(),
-            run_id: input.run_id.clone(),
-            parent_run_id: input.parent_run_id.clone(),
-            input: Some(Box::new(input.clone())),
-            protocol_version: Some(PROTOCOL_VERSION.into()),
-        });
-        started.timestamp = Some(now_ms());
-        conv.apply(&started);
-        conv.state = input.state.clone();
-        conv.warnings.clear();
+        start_conversation(conv, input, now_ms());
         *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
     }
 
-    fn publish(&self, thread_id: &str, run_id: &str, event: &Event, chunks: &mut ChunkExpander) {
-        let json = event.to_json();
+    fn publish(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        event: &Event,
+        json: String,
+        chunks: &mut ChunkExpander,
+    ) {
         // The store is a client of the run like any other: chunks become triads first.
         let expanded = if matches!(event.kind, EventKind::RunStarted { .. }) {
             Vec::new()
@@ -292,14 +431,15 @@ impl Runs {
     }
 }
 
-/// Where a run's events go: the thread store and observers, then the client that started it.
+/// Where a run's events go: the thread's conversation and observers, the run's log (read by its
+/// clients), and the database.
 pub struct RunSink {
-    tx: Option<mpsc::Sender<Event>>,
+    log: Arc<RunLog>,
     runs: Arc<Runs>,
     thread_id: String,
     run_id: String,
-    /// The protocol version the client declared; older peers get downgraded events.
-    peer: Option<Version>,
+    /// The number of the last event sent.
+    seq: u64,
     chunks: ChunkExpander,
 }
 
@@ -308,21 +448,182 @@ impl RunSink {
         if event.timestamp.is_none() {
             event.timestamp = Some(now_ms());
         }
+        self.seq += 1;
+        let json = event.to_json();
+        let store = self.runs.store.clone();
+        if let Some(store) = &store {
+            // Waits when the disk is behind: the run goes at the pace its events are kept.
+            store.event(&self.run_id, self.seq, &json).await;
+        } else {
+            // A run with no reader would otherwise never yield.
+            tokio::task::consume_budget().await;
+        }
         self.runs
-            .publish(&self.thread_id, &self.run_id, &event, &mut self.chunks);
-        let event = match self.peer {
-            Some(v) => match downgrade_event(event, v) {
-                Some(e) => e,
-                None => return,
-            },
-            None => event,
-        };
-        if let Some(tx) = &self.tx {
-            if tx.send(event).await.is_err() {
-                // The client went away; its stream guard has cancelled the run.
-                self.tx = None;
+            .publish(&self.thread_id, &self.run_id, &event, json, &mut self.chunks);
+        self.log.push(
+            Arc::new(Logged {
+                seq: self.seq,
+                event,
+            }),
+            store.is_some(),
+        );
+    }
+}
+
+/// A client's view of one run's events, from a given position: the live log while the run is
+/// in memory, the database for what the log no longer holds or once the run has ended. Events
+/// come in order, each once; the reader ends after the run's last event.
+pub struct RunReader {
+    run_id: String,
+    log: Option<Arc<RunLog>>,
+    store: Option<Store>,
+    /// The number of the last event taken.
+    after: u64,
+    pending: VecDeque<Arc<Logged>>,
+    peer: Option<Version>,
+    flushed: bool,
+}
+
+impl RunReader {
+    /// The next event with its number, downgraded for an older peer (events it does not know
+    /// are skipped); None after the last.
+    pub async fn next(&mut self) -> Option<(u64, Event)> {
+        loop {
+            let logged = self.next_logged().await?;
+            if let Some(e) = self.shape(&logged) {
+                return Some((logged.seq, e));
             }
         }
+    }
+
+    /// The next event if one is ready now, without waiting.
+    pub fn ready(&mut self) -> Option<(u64, Event)> {
+        loop {
+            if self.pending.is_empty() {
+                self.fill_from_log();
+            }
+            let logged = self.pending.pop_front()?;
+            if let Some(e) = self.shape(&logged) {
+                return Some((logged.seq, e));
+            }
+        }
+    }
+
+    /// Like [`RunReader::next`] without the sequence number.
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.next().await.map(|(_, e)| e)
+    }
+
+    /// The number of the last event taken.
+    pub fn position(&self) -> u64 {
+        self.after
+    }
+
+    fn shape(&self, logged: &Logged) -> Option<Event> {
+        match self.peer {
+            Some(v) => downgrade_event(logged.event.clone(), v),
+            None => Some(logged.event.clone()),
+        }
+    }
+
+    /// Take what the in-memory log has after our position. Returns false when the log no
+    /// longer holds the next event (it must come from the database).
+    fn fill_from_log(&mut self) -> bool {
+        let Some(log) = &self.log else { return false };
+        let inner = log.inner.lock().unwrap();
+        if self.after + 1 < inner.first {
+            return false;
+        }
+        let start = (self.after + 1 - inner.first) as usize;
+        for e in inner.events.iter().skip(start).take(READ_BATCH) {
+            self.after = e.seq;
+            self.pending.push_back(e.clone());
+        }
+        true
+    }
+
+    async fn next_logged(&mut self) -> Option<Arc<Logged>> {
+        loop {
+            if let Some(e) = self.pending.pop_front() {
+                return Some(e);
+            }
+            let Some(log) = self.log.clone() else {
+                return self.next_stored().await;
+            };
+            let notified = log.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if !self.fill_from_log() {
+                if let Some(e) = self.next_stored().await {
+                    return Some(e);
+                }
+                // The database has nothing more: only possible without one.
+                return None;
+            }
+            if !self.pending.is_empty() {
+                continue;
+            }
+            if log.inner.lock().unwrap().ended {
+                return None;
+            }
+            notified.await;
+        }
+    }
+
+    /// Events from the database, a batch at a time.
+    async fn next_stored(&mut self) -> Option<Arc<Logged>> {
+        let store = self.store.clone()?;
+        if !self.flushed {
+            store.flush().await;
+            self.flushed = true;
+        }
+        let rows = match store
+            .events_after(&self.run_id, self.after, READ_BATCH as u64)
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(run = %self.run_id, "cannot read the run's events: {e}");
+                return None;
+            }
+        };
+        if rows.is_empty() {
+            return None;
+        }
+        for (seq, json) in rows {
+            self.after = seq;
+            let event = serde_json::from_str(&json)
+                .ok()
+                .and_then(|v| Event::from_value(v).ok());
+            match event {
+                Some(event) => self.pending.push_back(Arc::new(Logged { seq, event })),
+                None => tracing::error!(run = %self.run_id, seq, "a stored event does not parse"),
+            }
+        }
+        // Newer events may be in memory again; the in-memory log is consulted next time.
+        self.flushed = self.log.is_none();
+        self.pending.pop_front()
+    }
+}
+
+/// Give `input` its thread's history when it carries none of it (see [`Runs::start`]).
+fn merge_history(input: &mut RunAgentInput, history: Vec<crate::protocol::types::Message>, state: Value) {
+    let known = |m: &crate::protocol::types::Message| {
+        let id = m.id();
+        history.iter().any(|h| h.id() == id)
+    };
+    if !history.is_empty() && !input.messages.iter().any(known) {
+        let mut all = history.clone();
+        all.append(&mut input.messages);
+        input.messages = all;
+    }
+    let empty = match &input.state {
+        Value::Null => true,
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    if empty && !matches!(&state, Value::Null) && state != Value::Object(Default::default()) {
+        input.state = state;
     }
 }
 
@@ -380,9 +681,26 @@ async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
             usage: None,
         },
     };
+    let (status, error) = match &terminal {
+        EventKind::RunFinished {
+            outcome: Some(RunOutcome::Cancelled),
+            ..
+        } => (RunState::Cancelled, None),
+        EventKind::RunError { message, .. } => (RunState::Error, Some(message.clone())),
+        _ => (RunState::Finished, None),
+    };
     let run_id = ctx.input.run_id.clone();
     if let Err(e) = ctx.send_checked(Event::from(terminal)).await {
         tracing::error!(run = %run_id, "could not end the run cleanly: {e:?}");
+    }
+    ctx.sink.log.end();
+    if let Some(store) = ctx.runs.store.clone() {
+        let thread_id = ctx.input.thread_id.clone();
+        if let Some((_, conv)) = ctx.runs.thread(Some(&thread_id)) {
+            store
+                .run_ended(&run_id, status, error, &conv, &thread_id, now_ms())
+                .await;
+        }
     }
     ctx.runs.end(&run_id);
 }

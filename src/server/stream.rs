@@ -1,6 +1,6 @@
 //! Turning a run's events into an SSE response: our encoder, keep-alive comments while idle,
 //! batching of events that are already waiting, and cancellation of the run when the client
-//! goes away before the run ends.
+//! goes away before the run ends (unless the run was detached from its client).
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -9,66 +9,64 @@ use axum::body::Body;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use bytes::Bytes;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::event::Event;
 use crate::protocol::sse;
 
+use super::runs::RunReader;
+
 /// How many already-waiting events go into one write.
 const BATCH: usize = 64;
 
-/// An SSE response streaming `events`. `encode` turns an event and its 1-based position into
-/// SSE text (None skips it). Dropping the response before the run ended cancels `cancel`.
+/// An SSE response streaming what `reader` yields. `encode` turns an event and its number in
+/// the run into SSE text (None skips it). Dropping the response before the run ended cancels
+/// `cancel` when one is given.
 pub fn sse_response<F>(
-    events: mpsc::Receiver<Event>,
-    cancel: CancellationToken,
+    reader: RunReader,
+    cancel: Option<CancellationToken>,
     keep_alive: Duration,
     encode: F,
 ) -> Response
 where
     F: FnMut(&Event, u64) -> Option<String> + Send + 'static,
 {
-    let state = (events, Some(cancel.drop_guard()), 0u64, encode);
-    let body = futures::stream::unfold(
-        state,
-        move |(mut rx, mut guard, mut n, mut enc)| async move {
-            loop {
-                match tokio::time::timeout(keep_alive, rx.recv()).await {
-                    Ok(Some(first)) => {
-                        let mut out = String::new();
-                        let mut next = Some(first);
-                        let mut taken = 0;
-                        while let Some(ev) = next.take() {
-                            n += 1;
-                            if let Some(s) = enc(&ev, n) {
-                                out.push_str(&s);
-                            }
-                            taken += 1;
-                            if taken < BATCH {
-                                next = rx.try_recv().ok();
-                            }
+    let state = (reader, cancel.map(|c| c.drop_guard()), encode);
+    let body = futures::stream::unfold(state, move |(mut rx, mut guard, mut enc)| async move {
+        loop {
+            match tokio::time::timeout(keep_alive, rx.next()).await {
+                Ok(Some(first)) => {
+                    let mut out = String::new();
+                    let mut next = Some(first);
+                    let mut taken = 0;
+                    while let Some((n, ev)) = next.take() {
+                        if let Some(s) = enc(&ev, n) {
+                            out.push_str(&s);
                         }
-                        if !out.is_empty() {
-                            let chunk = Ok::<_, Infallible>(Bytes::from(out));
-                            return Some((chunk, (rx, guard, n, enc)));
+                        taken += 1;
+                        if taken < BATCH {
+                            next = rx.ready();
                         }
                     }
-                    Ok(None) => {
-                        // The run ended: nothing to cancel.
-                        if let Some(g) = guard.take() {
-                            g.disarm();
-                        }
-                        return None;
-                    }
-                    Err(_) => {
-                        let chunk = Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes()));
-                        return Some((chunk, (rx, guard, n, enc)));
+                    if !out.is_empty() {
+                        let chunk = Ok::<_, Infallible>(Bytes::from(out));
+                        return Some((chunk, (rx, guard, enc)));
                     }
                 }
+                Ok(None) => {
+                    // The run ended: nothing to cancel.
+                    if let Some(g) = guard.take() {
+                        g.disarm();
+                    }
+                    return None;
+                }
+                Err(_) => {
+                    let chunk = Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes()));
+                    return Some((chunk, (rx, guard, enc)));
+                }
             }
-        },
-    );
+        }
+    });
     let mut resp = Response::new(Body::from_stream(body));
     let h = resp.headers_mut();
     h.insert(

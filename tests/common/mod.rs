@@ -23,9 +23,12 @@ pub const TIMEOUT: Duration = Duration::from_secs(20);
 pub async fn start_server(args: &[&str]) -> (SocketAddr, AppState) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let argv = std::iter::once("agui-studio").chain(args.iter().copied());
+    // An in-memory database unless the test names one (later flags win).
+    let argv = ["agui-studio", "--db", ":memory:"]
+        .into_iter()
+        .chain(args.iter().copied());
     let cli = Cli::parse_from(argv);
-    let state = AppState::new(&cli.serve).unwrap();
+    let state = AppState::new(&cli.serve).await.unwrap();
     let router = app(state.clone());
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
     (addr, state)

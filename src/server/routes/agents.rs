@@ -2,6 +2,7 @@
 //! events; `GET /api/agents` lists the agents with their capabilities.
 
 use axum::extract::{Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -13,6 +14,7 @@ use crate::protocol::types::RunAgentInput;
 use crate::server::error::ApiError;
 use crate::server::stream::{agui_frame, sse_response};
 use crate::server::AppState;
+use crate::wire::{run_events_url, DETACH_HEADER, RUN_EVENTS_HEADER};
 
 use super::{content_length, parse_body, read_json};
 
@@ -77,15 +79,27 @@ async fn run(
         .get(&agent_id)
         .ok_or_else(|| ApiError::NotFound(format!("no agent '{agent_id}' is served here")))?;
     let declared = content_length(&req);
+    let detach = wants_detach(req.headers());
     let value = read_json(&state, req.into_body(), declared).await?;
     let input = parse_run_input(value)?;
+    let events_url = run_events_url(&input.run_id);
     let run = state
         .runs
-        .start(agent, input, state.config.run_settings())?;
-    Ok(sse_response(
-        run.events,
-        run.cancel,
-        state.config.keep_alive,
-        agui_frame,
-    ))
+        .start(agent, input, state.config.run_settings())
+        .await?;
+    let cancel = (!detach).then_some(run.cancel);
+    let mut resp = sse_response(run.events, cancel, state.config.keep_alive, agui_frame);
+    if let Ok(v) = HeaderValue::from_str(&events_url) {
+        resp.headers_mut().insert(RUN_EVENTS_HEADER, v);
+    }
+    Ok(resp)
+}
+
+/// Whether the request asks for the run to outlive its client (`X-AGUI-Detach`, any value but
+/// `0`/`false`).
+fn wants_detach(headers: &HeaderMap) -> bool {
+    headers
+        .get(DETACH_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | ""))
 }

@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod seed000;
 pub mod seed004;
+pub mod threads;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -23,6 +24,7 @@ pub fn api_router(state: &AppState) -> Router<AppState> {
         .merge(agents::router())
         .merge(seed000::router())
         .merge(seed004::router())
+        .merge(threads::router())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             require_token,

@@ -245,10 +245,14 @@ async fn stream(State(state): State<AppState>, req: Request) -> Response {
         Err(e) => return bad_request("invalid_request", e),
     };
     let mut encoder = Encoder::new(input.thread_id.clone());
-    match state.runs.start(agent, input, state.config.run_settings()) {
+    match state
+        .runs
+        .start(agent, input, state.config.run_settings())
+        .await
+    {
         Ok(run) => sse_response(
             run.events,
-            run.cancel,
+            Some(run.cancel),
             state.config.keep_alive,
             move |e, _| encoder.frames(e),
         ),

@@ -411,16 +411,13 @@ async fn message(State(state): State<AppState>, req: Request) -> Result<Response
         "context": [],
         "forwardedProps": forwarded_props,
     }))?;
-    let run = state
+    // Nobody reads this run's own stream; its events reach observers through the hub. The
+    // cancel handle is dropped without cancelling: the run ends on its own or through
+    // `POST /api/ag-ui/abort`.
+    state
         .runs
-        .start(agent, input, state.config.run_settings())?;
-    // Nobody reads this run's own stream; its events reach observers through the hub. A task
-    // drains the receiver (rather than dropping it) so the run keeps going through a bounded
-    // channel whose sends yield to the scheduler: a run with nobody to send to would never
-    // yield. The task ends with the run. The cancel handle is dropped without cancelling: the
-    // run ends on its own or through `POST /api/ag-ui/abort`.
-    let mut events = run.events;
-    tokio::spawn(async move { while events.recv().await.is_some() {} });
+        .start(agent, input, state.config.run_settings())
+        .await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "threadId": thread_id, "runId": run_id })),

@@ -1,0 +1,100 @@
+//! Threads and runs beyond AG-UI: `GET /api/threads`, `GET /api/threads/{id}`,
+//! `GET /api/runs/{run_id}/events` (replay and resume with `Last-Event-ID`) and
+//! `POST /api/runs/{run_id}/cancel`.
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::protocol::compat::parse_version;
+use crate::server::error::ApiError;
+use crate::server::stream::{agui_frame, sse_response};
+use crate::server::threads::{thread_list, thread_view};
+use crate::server::AppState;
+use crate::wire::{ThreadList, ThreadView};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/threads", get(list))
+        .route("/api/threads/{thread_id}", get(one))
+        .route("/api/runs/{run_id}/events", get(events))
+        .route("/api/runs/{run_id}/cancel", post(cancel))
+}
+
+async fn list(State(state): State<AppState>) -> Result<Json<ThreadList>, ApiError> {
+    Ok(Json(thread_list(&state).await?))
+}
+
+async fn one(
+    State(state): State<AppState>,
+    Path(thread_id): Path<String>,
+) -> Result<Json<ThreadView>, ApiError> {
+    thread_view(&state, &thread_id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::NotFound(format!("no thread '{thread_id}'")))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EventsQuery {
+    /// Same as `Last-Event-ID` (for clients that cannot set headers); the header wins.
+    after: Option<u64>,
+    /// Downgrade events for a client speaking an older protocol version.
+    protocol_version: Option<String>,
+}
+
+/// The run's events after `Last-Event-ID` (all of them without it), then the live tail until
+/// the run's terminal event. Reading does not own the run: disconnecting cancels nothing.
+async fn events(
+    State(state): State<AppState>,
+    Path(run_id): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<EventsQuery>,
+) -> Result<Response, ApiError> {
+    let after = match headers.get("last-event-id") {
+        Some(v) => v
+            .to_str()
+            .ok()
+            .map(str::trim)
+            .and_then(|s| if s.is_empty() { Some(0) } else { s.parse().ok() })
+            .ok_or_else(|| {
+                ApiError::BadRequest(
+                    "Last-Event-ID must be the number of an event of this run".into(),
+                )
+            })?,
+        None => q.after.unwrap_or(0),
+    };
+    let peer = q.protocol_version.as_deref().and_then(parse_version);
+    let reader = state
+        .runs
+        .reader(&run_id, after, peer)
+        .await
+        .ok_or_else(|| ApiError::NotFound(format!("no run '{run_id}'")))?;
+    if !state.runs.is_active(&run_id) {
+        if let Some(store) = state.runs.store() {
+            store.flush().await;
+            if let Ok(Some(run)) = store.run(&run_id).await {
+                if after > run.event_count {
+                    return Err(ApiError::BadRequest(format!(
+                        "Last-Event-ID {after} is past the end of run '{run_id}' ({} events)",
+                        run.event_count
+                    )));
+                }
+            }
+        }
+    }
+    Ok(sse_response(reader, None, state.config.keep_alive, agui_frame))
+}
+
+async fn cancel(State(state): State<AppState>, Path(run_id): Path<String>) -> Response {
+    if state.runs.abort(Some(&run_id), None) > 0 {
+        (StatusCode::ACCEPTED, Json(json!({ "cancelled": true }))).into_response()
+    } else {
+        ApiError::NotFound(format!("no run '{run_id}' is in progress")).into_response()
+    }
+}

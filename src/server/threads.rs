@@ -1,0 +1,53 @@
+//! Threads as this server knows them: what is stored, with the live conversation of threads
+//! that have a run in progress or ran since the server started. Used by the HTTP endpoints and by
+//! server-side rendering.
+
+use crate::wire::{ThreadList, ThreadView};
+
+use super::error::ApiError;
+use super::AppState;
+
+/// Every thread, most recently updated first.
+pub async fn thread_list(state: &AppState) -> Result<ThreadList, ApiError> {
+    let Some(store) = state.runs.store() else {
+        return Ok(ThreadList { threads: vec![] });
+    };
+    store.flush().await;
+    let threads = store.threads().await.map_err(db_error)?;
+    Ok(ThreadList { threads })
+}
+
+/// One thread: its messages and state as they are now (live runs included) and its runs.
+pub async fn thread_view(state: &AppState, id: &str) -> Result<Option<ThreadView>, ApiError> {
+    let live = state.runs.thread(Some(id)).map(|(_, c)| c);
+    let stored = match state.runs.store() {
+        Some(store) => {
+            store.flush().await;
+            store.thread(id).await.map_err(db_error)?
+        }
+        None => None,
+    };
+    Ok(match (stored, live) {
+        (Some(mut view), Some(conv)) => {
+            view.messages = conv.messages;
+            view.state = conv.state;
+            Some(view)
+        }
+        (Some(view), None) => Some(view),
+        (None, Some(conv)) => Some(ThreadView {
+            id: id.to_string(),
+            title: super::store::title_of(&conv.messages),
+            agent_id: None,
+            created_at: 0,
+            updated_at: 0,
+            messages: conv.messages,
+            state: conv.state,
+            runs: vec![],
+        }),
+        (None, None) => None,
+    })
+}
+
+fn db_error(e: sqlx::Error) -> ApiError {
+    ApiError::Internal(format!("database error: {e}"))
+}
