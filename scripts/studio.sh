@@ -52,6 +52,19 @@ setup() {
     "$ROOT"/end2end/node_modules/.bin/wasm-opt) ;;
     *) echo "error: wasm-opt on PATH is $(command -v wasm-opt), not end2end's npm binaryen" >&2; exit 1 ;;
   esac
+  python_venv
+}
+
+# The Python venv of the foreign AG-UI agent that tests/proxy.rs proxies (official SDK, uvicorn).
+python_venv() {
+  local req=tests/foreign/requirements.txt
+  if [ -x .venv/bin/python ] && [ .venv/.requirements-installed -nt "$req" ]; then
+    return
+  fi
+  say "creating the Python venv .venv/ for the proxy tests ($req)"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check -r "$req"
+  touch .venv/.requirements-installed
 }
 
 release() {

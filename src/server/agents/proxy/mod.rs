@@ -1,0 +1,528 @@
+//! A proxy to a foreign AG-UI agent (LangGraph, CrewAI, Mastra, Pydantic AI, the official SDKs…):
+//! the run's input is POSTed to the foreign URL and its SSE answer goes through this crate's client
+//! pipeline (decoder → dialects → enforcement → chunks → verifier → reducer) before the events are
+//! re-emitted as our own, so foreign runs get the same translation, verification and persistence
+//! as local ones. Error codes and behaviour are described in `docs/proxy.md`.
+
+mod spec;
+
+use std::error::Error as _;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::StreamExt;
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::{Client, Response, Url};
+use serde_json::json;
+
+use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
+use crate::protocol::compat::prepare_request;
+use crate::protocol::event::EventKind;
+use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions};
+use crate::protocol::types::{RunOutcome, TokenUsage};
+
+pub use spec::ProxySpec;
+
+/// No connection could be made (refused, DNS, TLS, connect timeout).
+pub const FOREIGN_UNREACHABLE: &str = "FOREIGN_UNREACHABLE";
+/// The foreign server answered with a non-2xx status before any stream.
+pub const FOREIGN_HTTP_ERROR: &str = "FOREIGN_HTTP_ERROR";
+/// The foreign server answered 2xx but not with `text/event-stream`.
+pub const FOREIGN_NOT_SSE: &str = "FOREIGN_NOT_SSE";
+/// The foreign stream broke the protocol (bad SSE or JSON, a verifier rule, a second run…).
+pub const FOREIGN_PROTOCOL_ERROR: &str = "FOREIGN_PROTOCOL_ERROR";
+/// The foreign stream ended (or the connection broke) before its terminal event.
+pub const FOREIGN_STREAM_TRUNCATED: &str = "FOREIGN_STREAM_TRUNCATED";
+/// The foreign agent sent nothing, not even a keep-alive comment, for [`IDLE_TIMEOUT`].
+pub const FOREIGN_TIMEOUT: &str = "FOREIGN_TIMEOUT";
+/// The code of a foreign `RUN_ERROR` that came without one.
+pub const FOREIGN_RUN_ERROR: &str = "FOREIGN_RUN_ERROR";
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A model may think for minutes between tokens, but a silent socket for this long is dead.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long to wait for the foreign server to close its stream after its terminal event, to
+/// catch late events (a late `RUN_ERROR` is legal, anything else is a protocol error) without
+/// holding our run open for a server that keeps the connection alive.
+const AFTER_TERMINAL_GRACE: Duration = Duration::from_secs(1);
+/// How much of an error response's body is read for the message.
+const BODY_EXCERPT: usize = 300;
+
+/// A foreign agent configured by `--proxy ID=URL[,header=…]`.
+pub struct ProxyAgent {
+    spec: ProxySpec,
+    client: Client,
+}
+
+impl ProxyAgent {
+    /// Parse a `--proxy` spec; `header-env` variables are read now, so a missing one is a
+    /// startup error rather than a failure of every run.
+    pub fn from_spec(spec: &str) -> Result<Self, String> {
+        Self::new(spec::parse(spec, |var| std::env::var(var).ok())?)
+    }
+
+    pub fn new(spec: ProxySpec) -> Result<Self, String> {
+        let mut builder = Client::builder()
+            .user_agent(concat!(
+                "agui-studio/",
+                env!("CARGO_PKG_VERSION"),
+                " (AG-UI proxy)"
+            ))
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(IDLE_TIMEOUT)
+            // A redirect would re-send the configured (secret) headers to wherever it points,
+            // and 301/302 would turn the POST into a GET: report it instead.
+            .redirect(reqwest::redirect::Policy::none());
+        if is_loopback(&spec.url) {
+            // An HTTP(S)_PROXY meant for the outside world must not capture a local agent.
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|e| format!("--proxy {}: cannot create the HTTP client: {e}", spec.id))?;
+        Ok(ProxyAgent { spec, client })
+    }
+
+    /// `host[:port]` of the foreign agent: what logs and messages name (never the full URL,
+    /// whose query may hold a key).
+    fn host(&self) -> String {
+        host_of(&self.spec.url)
+    }
+
+    async fn open(&self, ctx: &RunContext) -> Result<Response, AgentError> {
+        let input = serde_json::to_value(&ctx.input)
+            .map_err(|e| AgentError::failed("INTERNAL_ERROR", format!("input: {e}")))?;
+        let (body, warnings) = prepare_request(input, None);
+        for w in warnings {
+            tracing::debug!(run = %ctx.run_id(), "proxy request: {w}");
+        }
+        let request = self
+            .client
+            .post(self.spec.url.clone())
+            .headers(self.spec.headers.clone())
+            .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .body(body.to_string());
+        tracing::info!(run = %ctx.run_id(), agent = %self.spec.id, host = %self.host(), "proxying a run");
+        let response = tokio::select! {
+            _ = ctx.cancel.cancelled() => return Err(AgentError::Cancelled),
+            r = request.send() => r.map_err(|e| self.request_error(e))?,
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let excerpt = tokio::select! {
+                _ = ctx.cancel.cancelled() => return Err(AgentError::Cancelled),
+                x = excerpt(response) => x,
+            };
+            let location = if status.is_redirection() {
+                " (redirects are not followed: configure the final URL)"
+            } else {
+                ""
+            };
+            return Err(AgentError::failed(
+                FOREIGN_HTTP_ERROR,
+                format!(
+                    "the foreign agent at {} answered HTTP {status}{location}{}",
+                    self.host(),
+                    if excerpt.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {excerpt}")
+                    }
+                ),
+            ));
+        }
+        if !is_event_stream(response.headers()) {
+            let got = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("no Content-Type")
+                .to_string();
+            let excerpt = tokio::select! {
+                _ = ctx.cancel.cancelled() => return Err(AgentError::Cancelled),
+                x = excerpt(response) => x,
+            };
+            return Err(AgentError::failed(
+                FOREIGN_NOT_SSE,
+                format!(
+                    "the foreign agent at {} did not answer with an event stream (text/event-stream), but with {got}{}",
+                    self.host(),
+                    if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") }
+                ),
+            ));
+        }
+        Ok(response)
+    }
+
+    fn request_error(&self, e: reqwest::Error) -> AgentError {
+        let cause = root_cause(&e);
+        if e.is_timeout() {
+            AgentError::failed(
+                FOREIGN_TIMEOUT,
+                format!(
+                    "the foreign agent at {} did not answer in time: {cause}",
+                    self.host()
+                ),
+            )
+        } else if e.is_connect() {
+            AgentError::failed(
+                FOREIGN_UNREACHABLE,
+                format!(
+                    "could not connect to the foreign agent at {}: {cause}",
+                    self.host()
+                ),
+            )
+        } else {
+            AgentError::failed(
+                FOREIGN_UNREACHABLE,
+                format!(
+                    "the request to the foreign agent at {} failed: {cause}",
+                    self.host()
+                ),
+            )
+        }
+    }
+
+    async fn relay(&self, ctx: &mut RunContext, response: Response) -> Result<RunEnd, AgentError> {
+        let mut pipeline = Pipeline::for_input(&ctx.input, PipelineOptions::default());
+        let mut relay = Relay::default();
+        let mut body = response.bytes_stream();
+        let mut grace: Option<tokio::time::Instant> = None;
+        loop {
+            let next = tokio::select! {
+                _ = ctx.cancel.cancelled() => return Err(AgentError::Cancelled),
+                _ = sleep_until(grace) => break,
+                n = body.next() => n,
+            };
+            let (delivered, ended) = match next {
+                Some(Ok(bytes)) => (pipeline.push_bytes(&bytes), false),
+                Some(Err(e)) => {
+                    // Whatever the broken connection left undelivered is lost; what came is
+                    // forwarded, then the run ends as truncated (or as it already ended).
+                    let delivered = pipeline.finish();
+                    relay.forward(ctx, delivered).await?;
+                    self.check(&pipeline, &relay)?;
+                    if relay.end.is_some() {
+                        break;
+                    }
+                    let cause = root_cause(&e);
+                    return Err(if e.is_timeout() {
+                        AgentError::failed(
+                            FOREIGN_TIMEOUT,
+                            format!(
+                                "the foreign agent at {} sent nothing for {} s",
+                                self.host(),
+                                IDLE_TIMEOUT.as_secs()
+                            ),
+                        )
+                    } else {
+                        AgentError::failed(
+                            FOREIGN_STREAM_TRUNCATED,
+                            format!(
+                                "the connection to the foreign agent at {} broke before the run ended: {cause}",
+                                self.host()
+                            ),
+                        )
+                    });
+                }
+                None => (pipeline.finish(), true),
+            };
+            relay.forward(ctx, delivered).await?;
+            self.check(&pipeline, &relay)?;
+            if ended {
+                break;
+            }
+            if relay.end.is_some() && grace.is_none() {
+                grace = Some(tokio::time::Instant::now() + AFTER_TERMINAL_GRACE);
+            }
+        }
+        for w in &pipeline.warnings {
+            tracing::warn!(run = %ctx.run_id(), host = %self.host(), "foreign stream: {w}");
+        }
+        match relay.end {
+            Some(end) => end,
+            None if !relay.started => Err(AgentError::failed(
+                FOREIGN_STREAM_TRUNCATED,
+                format!(
+                    "the foreign agent at {} ended its stream without starting a run",
+                    self.host()
+                ),
+            )),
+            None => Err(AgentError::failed(
+                FOREIGN_STREAM_TRUNCATED,
+                format!(
+                    "the foreign agent at {} ended its stream without RUN_FINISHED or RUN_ERROR",
+                    self.host()
+                ),
+            )),
+        }
+    }
+
+    /// A fatal pipeline error or a second run ends ours with a protocol error.
+    fn check(&self, pipeline: &Pipeline, relay: &Relay) -> Result<(), AgentError> {
+        let error = pipeline
+            .error()
+            .map(str::to_string)
+            .or_else(|| relay.violation.clone());
+        match error {
+            Some(e) => Err(AgentError::failed(
+                FOREIGN_PROTOCOL_ERROR,
+                format!(
+                    "the foreign agent at {} broke the protocol: {e}",
+                    self.host()
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What the foreign stream has said about its run so far.
+#[derive(Default)]
+struct Relay {
+    started: bool,
+    /// Set by the foreign terminal event; a late `RUN_ERROR` replaces a `RUN_FINISHED`.
+    end: Option<Result<RunEnd, AgentError>>,
+    /// A rule of the proxy (not of the verifier) the stream broke.
+    violation: Option<String>,
+    /// Tool calls started in the run and not answered by a `TOOL_CALL_RESULT`, in order.
+    unanswered: Vec<String>,
+}
+
+impl Relay {
+    /// Re-emit verified foreign events as ours. The lifecycle events are the runtime's: the
+    /// foreign `RUN_STARTED` is swallowed (ours was sent), its terminal event becomes how
+    /// `run` returns.
+    async fn forward(
+        &mut self,
+        ctx: &mut RunContext,
+        delivered: Vec<Delivered>,
+    ) -> Result<(), AgentError> {
+        for Delivered { event, .. } in delivered {
+            if self.violation.is_some() {
+                break;
+            }
+            match event.kind {
+                EventKind::RunStarted {
+                    ref thread_id,
+                    ref run_id,
+                    ..
+                } => {
+                    if self.started {
+                        self.violation = Some(
+                            "it started a second run in one response; the proxy relays exactly one run per request"
+                                .into(),
+                        );
+                        break;
+                    }
+                    self.started = true;
+                    if thread_id != ctx.thread_id() || run_id != ctx.run_id() {
+                        // The client asked under our ids; the foreign ones are only logged.
+                        tracing::warn!(
+                            run = %ctx.run_id(),
+                            foreign_thread = %thread_id,
+                            foreign_run = %run_id,
+                            "the foreign agent answered under other thread/run ids; relaying under ours"
+                        );
+                    }
+                }
+                EventKind::RunFinished {
+                    result,
+                    outcome,
+                    usage,
+                    ..
+                } => {
+                    self.end = Some(Ok(RunEnd {
+                        outcome: self.name_pending(outcome),
+                        result,
+                        usage: merge_usage(usage),
+                    }));
+                }
+                EventKind::RunError { message, code, .. } => {
+                    let code = code
+                        .filter(|c| !c.trim().is_empty())
+                        .unwrap_or_else(|| FOREIGN_RUN_ERROR.to_string());
+                    self.end = Some(Err(AgentError::failed(&code, message)));
+                }
+                EventKind::ToolCallStart {
+                    ref tool_call_id, ..
+                } => {
+                    self.unanswered.push(tool_call_id.clone());
+                    ctx.emit(event).await?
+                }
+                EventKind::ToolCallResult {
+                    ref tool_call_id, ..
+                } => {
+                    self.unanswered.retain(|id| id != tool_call_id);
+                    ctx.emit(event).await?
+                }
+                _ => ctx.emit(event).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A success that names no pending tool calls leaves the consumer to derive them from the
+    /// stream (1.1); the proxy has seen the stream, so it names them, and every consumer of
+    /// ours (the thread store, the UI) sees the frontend tool calls it must answer.
+    fn name_pending(&self, outcome: Option<RunOutcome>) -> Option<RunOutcome> {
+        let named = match &outcome {
+            None => false,
+            Some(RunOutcome::Success {
+                pending_tool_call_ids,
+            }) => pending_tool_call_ids
+                .as_ref()
+                .is_some_and(|v| !v.is_empty()),
+            Some(_) => true,
+        };
+        if named || self.unanswered.is_empty() {
+            outcome
+        } else {
+            Some(RunOutcome::Success {
+                pending_tool_call_ids: Some(self.unanswered.clone()),
+            })
+        }
+    }
+}
+
+/// `RunEnd` carries one usage entry; a foreign run may report one per model. One entry passes
+/// as it is; several are added up, keeping provider/model only where they all agree.
+fn merge_usage(usage: Option<Vec<TokenUsage>>) -> Option<TokenUsage> {
+    let mut entries = usage?.into_iter();
+    let mut total = entries.next()?;
+    for u in entries {
+        let add = |a: &mut Option<u64>, b: Option<u64>| {
+            if let Some(b) = b {
+                *a = Some(a.unwrap_or(0) + b);
+            }
+        };
+        add(&mut total.input_tokens, u.input_tokens);
+        add(&mut total.output_tokens, u.output_tokens);
+        add(&mut total.total_tokens, u.total_tokens);
+        add(&mut total.reasoning_tokens, u.reasoning_tokens);
+        add(&mut total.cached_input_tokens, u.cached_input_tokens);
+        add(
+            &mut total.cache_write_input_tokens,
+            u.cache_write_input_tokens,
+        );
+        if total.provider != u.provider {
+            total.provider = None;
+        }
+        if total.model != u.model {
+            total.model = None;
+        }
+    }
+    Some(total)
+}
+
+impl Agent for ProxyAgent {
+    fn info(&self) -> AgentInfo {
+        let host = self.host();
+        AgentInfo {
+            id: self.spec.id.clone(),
+            name: self.spec.id.clone(),
+            description: format!(
+                "Foreign AG-UI agent at {host}, proxied: its events are translated, verified and stored here."
+            ),
+            // AG-UI defines no way to ask an agent for its capabilities, so the proxy states
+            // only what it knows: it streams over SSE. Everything else is absent (unknown).
+            capabilities: json!({
+                "identity": {
+                    "name": self.spec.id,
+                    "type": "proxy",
+                    "description": format!("Foreign AG-UI agent at {host}"),
+                    "provider": host,
+                },
+                "transport": {
+                    "streaming": true,
+                    "websocket": false,
+                    "httpBinary": false,
+                    "pushNotifications": false,
+                    "resumable": false,
+                },
+            }),
+            extra: serde_json::Map::from_iter([(
+                "proxy".to_string(),
+                json!({"host": host}),
+            )]),
+        }
+    }
+
+    fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
+        Box::pin(async move {
+            let response = self.open(ctx).await?;
+            self.relay(ctx, response).await
+        })
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("text/event-stream"))
+}
+
+/// The start of a response body, on one line, for an error message. Bounded in size and time:
+/// the body is the foreign server's and may be endless.
+async fn excerpt(response: Response) -> String {
+    let mut body = response.bytes_stream();
+    let mut bytes = Vec::new();
+    let read = async {
+        while let Some(Ok(chunk)) = body.next().await {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() >= BODY_EXCERPT {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), read).await;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > BODY_EXCERPT {
+        line = line.chars().take(BODY_EXCERPT).collect::<String>() + "…";
+    }
+    line
+}
+
+/// The innermost cause ("Connection refused (os error 111)"): reqwest's own message names the
+/// full URL, whose query may carry a key.
+fn root_cause(e: &reqwest::Error) -> String {
+    let Some(mut cause) = e.source() else {
+        return "the request failed".into();
+    };
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
+fn host_of(url: &Url) -> String {
+    match (url.host_str(), url.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_string(),
+        _ => "?".into(),
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or("");
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests;

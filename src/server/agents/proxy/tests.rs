@@ -1,0 +1,94 @@
+//! Unit tests of the proxy's small helpers (the relay itself is tested over sockets in
+//! `tests/proxy.rs`, against a real Python agent).
+
+use super::*;
+
+fn usage(provider: &str, model: &str, input: u64, output: u64) -> TokenUsage {
+    TokenUsage {
+        provider: Some(provider.into()),
+        model: Some(model.into()),
+        input_tokens: Some(input),
+        output_tokens: Some(output),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn usage_entries_merge_into_one() {
+    assert_eq!(merge_usage(None), None);
+    assert_eq!(merge_usage(Some(vec![])), None);
+    let one = usage("openai", "gpt", 3, 4);
+    assert_eq!(merge_usage(Some(vec![one.clone()])), Some(one));
+    let merged = merge_usage(Some(vec![
+        usage("openai", "gpt", 3, 4),
+        usage("openai", "mini", 10, 20),
+    ]))
+    .unwrap();
+    assert_eq!(merged.provider.as_deref(), Some("openai"));
+    assert_eq!(merged.model, None);
+    assert_eq!(
+        (merged.input_tokens, merged.output_tokens),
+        (Some(13), Some(24))
+    );
+    assert_eq!(merged.total_tokens, None, "absent is not zero");
+}
+
+#[test]
+fn only_an_event_stream_content_type_is_sse() {
+    let with = |v: &'static str| {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static(v));
+        h
+    };
+    assert!(is_event_stream(&with("text/event-stream")));
+    assert!(is_event_stream(&with("Text/Event-Stream; charset=utf-8")));
+    assert!(!is_event_stream(&with("application/json")));
+    assert!(!is_event_stream(&with("text/event-streamx")));
+    assert!(!is_event_stream(&HeaderMap::new()));
+}
+
+#[test]
+fn loopback_hosts_are_recognised() {
+    for (url, expected) in [
+        ("http://127.0.0.1:8000/a", true),
+        ("http://localhost/a", true),
+        ("http://[::1]:9/a", true),
+        ("https://agents.example.com/a", false),
+        ("http://10.0.0.1/a", false),
+    ] {
+        assert_eq!(is_loopback(&Url::parse(url).unwrap()), expected, "{url}");
+    }
+    assert_eq!(
+        host_of(&Url::parse("http://[::1]:9/a?key=x").unwrap()),
+        "[::1]:9"
+    );
+    assert_eq!(
+        host_of(&Url::parse("https://h.example/a").unwrap()),
+        "h.example"
+    );
+}
+
+#[test]
+fn info_names_the_host_and_claims_only_streaming() {
+    let agent = ProxyAgent::from_spec("lg=http://127.0.0.1:8123/agent?key=secret").unwrap();
+    let info = agent.info();
+    assert_eq!(info.id, "lg");
+    assert!(
+        info.description.contains("127.0.0.1:8123"),
+        "{}",
+        info.description
+    );
+    assert!(!info.description.contains("secret"));
+    assert_eq!(info.capabilities["transport"]["streaming"], true);
+    assert!(info.capabilities.get("tools").is_none());
+}
+
+#[test]
+fn a_missing_header_variable_stops_startup() {
+    let e = ProxyAgent::from_spec(
+        "x=http://127.0.0.1:1/,header-env=Authorization:AGUI_PROXY_TEST_SURELY_UNSET",
+    )
+    .err()
+    .expect("refused");
+    assert!(e.contains("AGUI_PROXY_TEST_SURELY_UNSET"), "{e}");
+}
