@@ -250,7 +250,8 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
 // Runs
 
 async fn start_app(llm_specs: &[String]) -> (SocketAddr, agui_studio::server::AppState) {
-    let mut args = vec!["--db", ":memory:"];
+    // `start_server` gives every app an in-memory database.
+    let mut args = Vec::new();
     for s in llm_specs {
         args.push("--llm");
         args.push(s);
