@@ -169,6 +169,9 @@ async fn foreign_runs_stream_through_our_pipeline() {
     // Persistence applies to foreign runs like to ours.
     let (_, stored) = state.runs.thread(Some("t-text")).expect("thread stored");
     assert_eq!(stored.messages, p.conversation.messages);
+    let (status, thread) = get(addr, "/api/threads/t-text").await;
+    assert_eq!(status, 200, "{thread}");
+    assert_eq!(json_of(&thread)["messages"], p.conversation.messages_json());
 
     let (events, p) = run(addr, "py", &input("t-tools", "r-tools", "tools")).await;
     assert!(types(&events).contains(&"TOOL_CALL_RESULT"));

@@ -186,6 +186,24 @@ impl ProxyAgent {
 
     async fn relay(&self, ctx: &mut RunContext, response: Response) -> Result<RunEnd, AgentError> {
         let mut pipeline = Pipeline::for_input(&ctx.input, PipelineOptions::default());
+        let end = self.pump(ctx, &mut pipeline, response).await;
+        // Each distinct warning once, with a count: a legacy agent warns on every event.
+        let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+        for w in &pipeline.warnings {
+            *counts.entry(w.as_str()).or_default() += 1;
+        }
+        for (w, n) in counts {
+            tracing::warn!(run = %ctx.run_id(), host = %self.host(), times = n, "foreign stream: {w}");
+        }
+        end
+    }
+
+    async fn pump(
+        &self,
+        ctx: &mut RunContext,
+        pipeline: &mut Pipeline,
+        response: Response,
+    ) -> Result<RunEnd, AgentError> {
         let mut relay = Relay::default();
         let mut body = response.bytes_stream();
         let mut grace: Option<tokio::time::Instant> = None;
@@ -202,7 +220,7 @@ impl ProxyAgent {
                     // forwarded, then the run ends as truncated (or as it already ended).
                     let delivered = pipeline.finish();
                     relay.forward(ctx, delivered).await?;
-                    self.check(&pipeline, &relay)?;
+                    self.check(pipeline, &relay)?;
                     if relay.end.is_some() {
                         break;
                     }
@@ -229,16 +247,13 @@ impl ProxyAgent {
                 None => (pipeline.finish(), true),
             };
             relay.forward(ctx, delivered).await?;
-            self.check(&pipeline, &relay)?;
+            self.check(pipeline, &relay)?;
             if ended {
                 break;
             }
             if relay.end.is_some() && grace.is_none() {
                 grace = Some(tokio::time::Instant::now() + AFTER_TERMINAL_GRACE);
             }
-        }
-        for w in &pipeline.warnings {
-            tracing::warn!(run = %ctx.run_id(), host = %self.host(), "foreign stream: {w}");
         }
         match relay.end {
             Some(end) => end,
