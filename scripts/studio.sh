@@ -86,7 +86,9 @@ test_all() {
   setup yes
   local started=$SECONDS
   say "unit, property, conformance and server tests (cargo test --features ssr)"
-  cargo test --features ssr
+  cargo test --features ssr -- --skip random_cuts_and_restarts
+  say "resume test: random cuts and server restarts (prints its figures)"
+  cargo test --features ssr --test resume random_cuts_and_restarts -- --nocapture
   say "the browser build compiles (wasm32, feature hydrate)"
   cargo check --lib --no-default-features --features hydrate --target wasm32-unknown-unknown
   release
