@@ -57,10 +57,7 @@ impl Server {
             tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
             addr
         });
-        Server {
-            addr,
-            rt: Some(rt),
-        }
+        Server { addr, rt: Some(rt) }
     }
 
     /// Stop abruptly: every task (runs, the database writer, connections) is dropped.
@@ -273,7 +270,12 @@ fn normalise(v: Value, run_id: &str) -> Value {
 fn assert_contiguous(run_id: &str, frames: &[SseFrame]) {
     for (i, f) in frames.iter().enumerate() {
         let id: u64 = f.id.as_deref().unwrap().parse().unwrap();
-        assert_eq!(id, i as u64 + 1, "run {run_id}: event {} has id {id}", i + 1);
+        assert_eq!(
+            id,
+            i as u64 + 1,
+            "run {run_id}: event {} has id {id}",
+            i + 1
+        );
     }
 }
 
@@ -302,9 +304,14 @@ fn random_cuts_and_restarts_lose_nothing() {
         let mut got = Collected::default();
         client.block_on(async {
             let s = body.to_string();
-            let mut conn =
-                HttpConn::send(reference.addr, "POST", "/api/agents/demo", &[], Some(s.as_bytes()))
-                    .await;
+            let mut conn = HttpConn::send(
+                reference.addr,
+                "POST",
+                "/api/agents/demo",
+                &[],
+                Some(s.as_bytes()),
+            )
+            .await;
             read_body(&mut conn, None, &mut got).await;
         });
         assert_contiguous("reference", &got.frames);
@@ -336,9 +343,15 @@ fn random_cuts_and_restarts_lose_nothing() {
                 assert_eq!(conn.status, 200);
                 let mut got = Collected::default();
                 read_body(&mut conn, None, &mut got).await;
-                let want: Vec<&str> = frames[from as usize..].iter().map(|f| f.data.as_str()).collect();
+                let want: Vec<&str> = frames[from as usize..]
+                    .iter()
+                    .map(|f| f.data.as_str())
+                    .collect();
                 let have: Vec<&str> = got.frames.iter().map(|f| f.data.as_str()).collect();
-                assert_eq!(have, want, "replay of {run_id} after {from}, after a restart");
+                assert_eq!(
+                    have, want,
+                    "replay of {run_id} after {from}, after a restart"
+                );
             }
         });
         for (i, text) in SCENARIOS.iter().enumerate() {
@@ -399,7 +412,14 @@ fn random_cuts_and_restarts_lose_nothing() {
             let last: Value = serde_json::from_str(&got.frames.last().unwrap().data).unwrap();
             assert_eq!(last["type"], "RUN_ERROR");
             assert_eq!(last["code"], "SERVER_RESTARTED");
-            let t = request(server.addr, "GET", &format!("/api/threads/t-doomed-{round}"), &[], None).await;
+            let t = request(
+                server.addr,
+                "GET",
+                &format!("/api/threads/t-doomed-{round}"),
+                &[],
+                None,
+            )
+            .await;
             assert_eq!(t.status, 200);
             assert_eq!(t.json()["runs"][0]["status"], "interrupted");
         });
@@ -417,11 +437,25 @@ fn random_cuts_and_restarts_lose_nothing() {
 async fn threads_are_listed_and_keep_their_history() {
     let (addr, _) = common::start_server(&["--demo-delay-ms", "0"]).await;
     let first = input("hist", "hist-1", "chat");
-    let r = request(addr, "POST", "/api/agents/demo", &[], Some(first.to_string().as_bytes())).await;
+    let r = request(
+        addr,
+        "POST",
+        "/api/agents/demo",
+        &[],
+        Some(first.to_string().as_bytes()),
+    )
+    .await;
     assert_eq!(r.status, 200);
     // The second run sends only its new message: the server gives the agent the history.
     let second = input("hist", "hist-2", "backend_tool 2+2");
-    let r = request(addr, "POST", "/api/agents/demo", &[], Some(second.to_string().as_bytes())).await;
+    let r = request(
+        addr,
+        "POST",
+        "/api/agents/demo",
+        &[],
+        Some(second.to_string().as_bytes()),
+    )
+    .await;
     assert_eq!(r.status, 200);
     let t = request(addr, "GET", "/api/threads/hist", &[], None).await;
     assert_eq!(t.status, 200);
@@ -433,7 +467,11 @@ async fn threads_are_listed_and_keep_their_history() {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles.first(), Some(&"user"));
-    assert_eq!(roles.iter().filter(|r| **r == "user").count(), 2, "{roles:?}");
+    assert_eq!(
+        roles.iter().filter(|r| **r == "user").count(),
+        2,
+        "{roles:?}"
+    );
     assert!(roles.contains(&"tool"), "{roles:?}");
     assert_eq!(v["title"], "chat");
     assert_eq!(v["runs"].as_array().unwrap().len(), 2);
@@ -441,16 +479,33 @@ async fn threads_are_listed_and_keep_their_history() {
     assert_eq!(v["runs"][1]["eventsUrl"], "/api/runs/hist-2/events");
     let list = request(addr, "GET", "/api/threads", &[], None).await.json();
     assert_eq!(list["threads"][0]["id"], "hist");
-    assert_eq!(list["threads"][0]["messageCount"], v["messages"].as_array().unwrap().len());
+    assert_eq!(
+        list["threads"][0]["messageCount"],
+        v["messages"].as_array().unwrap().len()
+    );
     // Unknown things are 404 with a JSON body.
     let r = request(addr, "GET", "/api/threads/nope", &[], None).await;
     assert_eq!(r.status, 404);
     assert!(r.json()["error"].is_object() || r.json()["error"].is_string());
     let r = request(addr, "GET", "/api/runs/nope/events", &[], None).await;
     assert_eq!(r.status, 404);
-    let r = request(addr, "GET", "/api/runs/hist-1/events", &[("Last-Event-ID", "x")], None).await;
+    let r = request(
+        addr,
+        "GET",
+        "/api/runs/hist-1/events",
+        &[("Last-Event-ID", "x")],
+        None,
+    )
+    .await;
     assert_eq!(r.status, 400);
-    let r = request(addr, "GET", "/api/runs/hist-1/events", &[("Last-Event-ID", "99999")], None).await;
+    let r = request(
+        addr,
+        "GET",
+        "/api/runs/hist-1/events",
+        &[("Last-Event-ID", "99999")],
+        None,
+    )
+    .await;
     assert_eq!(r.status, 400);
 }
 
@@ -459,12 +514,15 @@ async fn disconnect_cancels_unless_detached_and_cancel_stops_a_detached_run() {
     let (addr, state) = common::start_server(&["--demo-delay-ms", "5"]).await;
     // Attached (the default): the client leaving cancels the run.
     let body = input("c1", "attached", "long 100000").to_string();
-    let mut conn = HttpConn::send(addr, "POST", "/api/agents/demo", &[], Some(body.as_bytes())).await;
+    let mut conn =
+        HttpConn::send(addr, "POST", "/api/agents/demo", &[], Some(body.as_bytes())).await;
     conn.next_body_bytes().await.unwrap();
     drop(conn);
-    common::wait_until(Duration::from_secs(5), "the attached run is cancelled", || {
-        !state.runs.is_active("attached")
-    })
+    common::wait_until(
+        Duration::from_secs(5),
+        "the attached run is cancelled",
+        || !state.runs.is_active("attached"),
+    )
     .await;
     // Detached: it goes on without its client, until cancelled.
     let body = input("c2", "detached", "long 100000").to_string();
@@ -479,12 +537,17 @@ async fn disconnect_cancels_unless_detached_and_cancel_stops_a_detached_run() {
     conn.next_body_bytes().await.unwrap();
     drop(conn);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(state.runs.is_active("detached"), "a detached run outlives its client");
+    assert!(
+        state.runs.is_active("detached"),
+        "a detached run outlives its client"
+    );
     let r = request(addr, "POST", "/api/runs/detached/cancel", &[], None).await;
     assert_eq!(r.status, 202);
-    common::wait_until(Duration::from_secs(5), "the detached run is cancelled", || {
-        !state.runs.is_active("detached")
-    })
+    common::wait_until(
+        Duration::from_secs(5),
+        "the detached run is cancelled",
+        || !state.runs.is_active("detached"),
+    )
     .await;
     // Its replay ends with RUN_FINISHED outcome cancelled.
     let mut conn = HttpConn::send(addr, "GET", "/api/runs/detached/events", &[], None).await;
@@ -496,4 +559,89 @@ async fn disconnect_cancels_unless_detached_and_cancel_stops_a_detached_run() {
     assert_eq!(last["outcome"]["type"], "cancelled", "{last}");
     let r = request(addr, "POST", "/api/runs/detached/cancel", &[], None).await;
     assert_eq!(r.status, 404);
+}
+
+/// Read frames (comments are not frames) until `n` have arrived.
+async fn frames(conn: &mut HttpConn, decoder: &mut Decoder, n: usize) -> Vec<SseFrame> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        let chunk = conn.next_body_bytes().await.expect("more of the stream");
+        out.extend(decoder.push(&chunk).unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn observers_resume_with_last_event_id() {
+    let (addr, state) = common::start_server(&["--demo-delay-ms", "2"]).await;
+    let mut conn = HttpConn::send(addr, "GET", "/api/ag-ui/stream", &[], None).await;
+    let message = json!({"content": "long 3000", "threadId": "obs"}).to_string();
+    let (status, _) = common::post_raw(addr, "/api/ag-ui/message", &message).await;
+    assert_eq!(status, 202);
+    let mut decoder = Decoder::new();
+    let first = frames(&mut conn, &mut decoder, 50).await;
+    drop(conn);
+    let last: u64 = first
+        .last()
+        .unwrap()
+        .id
+        .as_deref()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut ids: Vec<u64> = first
+        .iter()
+        .map(|f| f.id.as_deref().unwrap().parse().unwrap())
+        .collect();
+    // Reconnect with the last id: the rest of the run, from the very next event.
+    let mut conn = HttpConn::send(
+        addr,
+        "GET",
+        "/api/ag-ui/stream",
+        &[("Last-Event-ID", &last.to_string())],
+        None,
+    )
+    .await;
+    let mut decoder = Decoder::new();
+    loop {
+        let chunk = conn.next_body_bytes().await.expect("the stream goes on");
+        let got = decoder.push(&chunk).unwrap();
+        let done = got
+            .iter()
+            .any(|f| f.data.starts_with(r#"{"type":"RUN_FINISHED""#));
+        ids.extend(
+            got.iter()
+                .map(|f| f.id.as_deref().unwrap().parse::<u64>().unwrap()),
+        );
+        if done {
+            break;
+        }
+    }
+    for w in ids.windows(2) {
+        assert_eq!(
+            w[1],
+            w[0] + 1,
+            "observer ids jump or repeat around {}",
+            w[0]
+        );
+    }
+    common::wait_until(Duration::from_secs(5), "the run ended", || {
+        state.runs.active_count() == 0
+    })
+    .await;
+    // An id older than what the server holds (or from before a restart): snapshots instead.
+    let mut conn = HttpConn::send(
+        addr,
+        "GET",
+        "/api/ag-ui/stream",
+        &[("Last-Event-ID", "1")],
+        None,
+    )
+    .await;
+    let mut text = String::new();
+    while !text.contains("MESSAGES_SNAPSHOT") {
+        let chunk = conn.next_body_bytes().await.expect("a resync");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(text.contains(": resync"), "{text}");
 }

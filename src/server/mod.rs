@@ -89,7 +89,9 @@ impl AppState {
         let store = store::Store::open(&args.db).await?;
         match store.recover(runs::now_ms()).await {
             Ok(0) => {}
-            Ok(n) => tracing::warn!("{n} run(s) were in progress when the server stopped; marked interrupted"),
+            Ok(n) => tracing::warn!(
+                "{n} run(s) were in progress when the server stopped; marked interrupted"
+            ),
             Err(e) => return Err(format!("cannot recover the database '{}': {e}", args.db)),
         }
         Ok(AppState {

@@ -112,6 +112,8 @@ pub struct Runs {
     threads: Mutex<HashMap<String, Conversation>>,
     latest_thread: Mutex<Option<String>>,
     hub: broadcast::Sender<Arc<Observed>>,
+    /// The hub's newest events, for observers resuming with `Last-Event-ID`.
+    recent: Mutex<VecDeque<Arc<Observed>>>,
     seq: AtomicU64,
     store: Option<Store>,
 }
@@ -141,7 +143,10 @@ impl Runs {
             threads: Mutex::default(),
             latest_thread: Mutex::default(),
             hub,
-            seq: AtomicU64::new(0),
+            recent: Mutex::default(),
+            // Observer ids start at this process's start time (ms × 1000), so an id from an
+            // earlier process is recognisably older than any of ours.
+            seq: AtomicU64::new(now_ms().max(0) as u64 * 1000),
             store,
         })
     }
@@ -216,7 +221,10 @@ impl Runs {
     }
 
     /// A thread's messages and state: the live conversation, else the stored one.
-    async fn history(&self, thread_id: &str) -> Option<(Vec<crate::protocol::types::Message>, Value)> {
+    async fn history(
+        &self,
+        thread_id: &str,
+    ) -> Option<(Vec<crate::protocol::types::Message>, Value)> {
         if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
             return Some((c.messages.clone(), c.state.clone()));
         }
@@ -233,7 +241,12 @@ impl Runs {
 
     /// A reader of run `run_id`'s events numbered after `after` (0: all of them), live or
     /// stored; None when the run is unknown. `peer` downgrades events for an older client.
-    pub async fn reader(&self, run_id: &str, after: u64, peer: Option<Version>) -> Option<RunReader> {
+    pub async fn reader(
+        &self,
+        run_id: &str,
+        after: u64,
+        peer: Option<Version>,
+    ) -> Option<RunReader> {
         let log = self
             .active
             .lock()
@@ -335,6 +348,28 @@ impl Runs {
         self.hub.subscribe()
     }
 
+    /// Subscribe for an observer that last saw event `last`: the events after it that the hub
+    /// still holds, then the live ones — or None for the events when `last` is older than what
+    /// is held (or from another process), and the observer must be resynchronised.
+    pub fn subscribe_after(
+        &self,
+        last: u64,
+    ) -> (
+        broadcast::Receiver<Arc<Observed>>,
+        Option<Vec<Arc<Observed>>>,
+    ) {
+        // Publishing numbers and sends under the threads lock: nothing slips between the
+        // backlog and the subscription.
+        let _threads = self.threads.lock().unwrap();
+        let recent = self.recent.lock().unwrap();
+        let rx = self.hub.subscribe();
+        let current = self.seq.load(Ordering::Relaxed);
+        let oldest = recent.front().map_or(current + 1, |e| e.seq);
+        let backlog = (last <= current && last + 1 >= oldest)
+            .then(|| recent.iter().filter(|e| e.seq > last).cloned().collect());
+        (rx, backlog)
+    }
+
     /// A copy of a thread's conversation (None: the most recently active thread).
     pub fn thread(&self, thread_id: Option<&str>) -> Option<(String, Conversation)> {
         let id = match thread_id {
@@ -415,14 +450,22 @@ impl Runs {
             conv.warnings.clear();
         }
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
-        // No receivers is fine; a full buffer overwrites the oldest (lagging observers resync).
-        // Never blocks: the run does not wait for observers.
-        let _ = self.hub.send(Arc::new(Observed {
+        let observed = Arc::new(Observed {
             seq,
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),
             json,
-        }));
+        });
+        {
+            let mut recent = self.recent.lock().unwrap();
+            if recent.len() == HUB_CAPACITY {
+                recent.pop_front();
+            }
+            recent.push_back(observed.clone());
+        }
+        // No receivers is fine; a full buffer overwrites the oldest (lagging observers resync).
+        // Never blocks: the run does not wait for observers.
+        let _ = self.hub.send(observed);
     }
 
     fn end(&self, run_id: &str) {
@@ -458,8 +501,13 @@ impl RunSink {
             // A run with no reader would otherwise never yield.
             tokio::task::consume_budget().await;
         }
-        self.runs
-            .publish(&self.thread_id, &self.run_id, &event, json, &mut self.chunks);
+        self.runs.publish(
+            &self.thread_id,
+            &self.run_id,
+            &event,
+            json,
+            &mut self.chunks,
+        );
         self.log.push(
             Arc::new(Logged {
                 seq: self.seq,
@@ -607,7 +655,11 @@ impl RunReader {
 }
 
 /// Give `input` its thread's history when it carries none of it (see [`Runs::start`]).
-fn merge_history(input: &mut RunAgentInput, history: Vec<crate::protocol::types::Message>, state: Value) {
+fn merge_history(
+    input: &mut RunAgentInput,
+    history: Vec<crate::protocol::types::Message>,
+    state: Value,
+) {
     let known = |m: &crate::protocol::types::Message| {
         let id = m.id();
         history.iter().any(|h| h.id() == id)

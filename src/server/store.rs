@@ -83,8 +83,16 @@ impl Store {
         let pool = SqlitePoolOptions::new()
             .max_connections(if memory { 1 } else { 4 })
             .min_connections(if memory { 1 } else { 0 })
-            .idle_timeout(if memory { None } else { Some(Duration::from_secs(600)) })
-            .max_lifetime(if memory { None } else { Some(Duration::from_secs(3600)) })
+            .idle_timeout(if memory {
+                None
+            } else {
+                Some(Duration::from_secs(600))
+            })
+            .max_lifetime(if memory {
+                None
+            } else {
+                Some(Duration::from_secs(3600))
+            })
             .connect_with(options)
             .await
             .map_err(|e| format!("cannot open the database '{path}': {e}"))?;
@@ -211,7 +219,11 @@ impl Store {
     }
 
     /// A thread's runs, oldest first (only the last one with `last_only`).
-    async fn runs_of(&self, thread_id: &str, last_only: bool) -> Result<Vec<RunSummary>, sqlx::Error> {
+    async fn runs_of(
+        &self,
+        thread_id: &str,
+        last_only: bool,
+    ) -> Result<Vec<RunSummary>, sqlx::Error> {
         let sql = if last_only {
             "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
              (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
@@ -221,7 +233,10 @@ impl Store {
              (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
              FROM runs WHERE thread_id = ? ORDER BY started_at, rowid"
         };
-        let rows = sqlx::query(sql).bind(thread_id).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(sql)
+            .bind(thread_id)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(run_summary).collect()
     }
 
@@ -363,7 +378,11 @@ pub fn title_of(messages: &[Message]) -> String {
         },
         _ => None,
     });
-    let one_line = text.unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = text
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     match one_line.char_indices().nth(80) {
         Some((i, _)) => format!("{}…", &one_line[..i]),
         None => one_line,

@@ -101,5 +101,10 @@ fn wants_detach(headers: &HeaderMap) -> bool {
     headers
         .get(DETACH_HEADER)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | ""))
+        .is_some_and(|v| {
+            !matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "0" | "false" | "no" | ""
+            )
+        })
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -72,14 +72,29 @@ impl ThreadQuery {
 /// `id: <seq>` + `data: <event JSON>`, a `: connected` comment first, `: keep-alive` while idle.
 async fn stream(
     State(state): State<AppState>,
+    headers: HeaderMap,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let thread = ThreadQuery::from(query)?;
-    let rx = state.runs.subscribe();
+    let last = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let (rx, start) = match last {
+        None => (state.runs.subscribe(), Start::Live),
+        Some(last) => match state.runs.subscribe_after(last) {
+            (rx, Some(backlog)) => (rx, Start::Replay(backlog)),
+            (rx, None) => (rx, Start::Resync),
+        },
+    };
     let runs = state.runs.clone();
-    let body = observer_stream(rx, thread, state.config.keep_alive, move |t| {
-        runs.observer_snapshot(t)
-    });
+    let body = observer_stream_from(
+        rx,
+        thread,
+        state.config.keep_alive,
+        move |t| runs.observer_snapshot(t),
+        start,
+    );
     let mut resp = Response::new(Body::from_stream(body));
     let h = resp.headers_mut();
     h.insert(
@@ -127,6 +142,30 @@ pub fn observer_stream<S>(
 where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
 {
+    observer_stream_from(rx, thread, keep_alive, snapshot, Start::Live)
+}
+
+/// How an observer stream begins.
+pub enum Start {
+    /// With the next live event.
+    Live,
+    /// With these events (those after the client's `Last-Event-ID`), then the live ones.
+    Replay(Vec<Arc<Observed>>),
+    /// With a resync (snapshots): the client's `Last-Event-ID` is older than what is held.
+    Resync,
+}
+
+/// [`observer_stream`] for a client resuming with `Last-Event-ID` ([`Start`]).
+pub fn observer_stream_from<S>(
+    rx: broadcast::Receiver<Arc<Observed>>,
+    thread: Option<String>,
+    keep_alive: Duration,
+    snapshot: S,
+    start: Start,
+) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static
+where
+    S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
+{
     let observer = Observer {
         rx,
         thread,
@@ -136,36 +175,54 @@ where
         open_runs: HashMap::new(),
         connected: false,
     };
-    futures::stream::unfold(observer, |mut o| async move {
-        if !o.connected {
-            o.connected = true;
-            return Some((Ok(Bytes::from(sse::encode_comment("connected"))), o));
-        }
-        let deadline = Instant::now() + o.keep_alive;
-        loop {
-            // Checked first too: a filtered observer may see a flood of other threads' events
-            // and still owes its client a keep-alive.
-            if Instant::now() >= deadline {
-                return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
+    let mut start = Some(start);
+    futures::stream::unfold(observer, move |mut o| {
+        let start = start.take();
+        async move {
+            if !o.connected {
+                o.connected = true;
+                let mut out = sse::encode_comment("connected");
+                match start {
+                    Some(Start::Replay(backlog)) => {
+                        for ev in &backlog {
+                            o.deliver(ev, &mut out);
+                        }
+                        // Live events already in the backlog are not sent twice.
+                        if let Some(last) = backlog.last() {
+                            o.skip_upto = o.skip_upto.max(last.seq);
+                        }
+                    }
+                    Some(Start::Resync) => o.resync(0, &mut out),
+                    _ => {}
+                }
+                return Some((Ok(Bytes::from(out)), o));
             }
-            let mut out = String::new();
-            match tokio::time::timeout_at(deadline, o.rx.recv()).await {
-                Err(_) => {
+            let deadline = Instant::now() + o.keep_alive;
+            loop {
+                // Checked first too: a filtered observer may see a flood of other threads' events
+                // and still owes its client a keep-alive.
+                if Instant::now() >= deadline {
                     return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
                 }
-                Ok(Err(RecvError::Closed)) => return None,
-                Ok(Err(RecvError::Lagged(n))) => o.resync(n, &mut out),
-                Ok(Ok(ev)) => o.deliver(&ev, &mut out),
-            }
-            for _ in 1..BATCH {
-                match o.rx.try_recv() {
-                    Ok(ev) => o.deliver(&ev, &mut out),
-                    Err(TryRecvError::Lagged(n)) => o.resync(n, &mut out),
-                    Err(_) => break,
+                let mut out = String::new();
+                match tokio::time::timeout_at(deadline, o.rx.recv()).await {
+                    Err(_) => {
+                        return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
+                    }
+                    Ok(Err(RecvError::Closed)) => return None,
+                    Ok(Err(RecvError::Lagged(n))) => o.resync(n, &mut out),
+                    Ok(Ok(ev)) => o.deliver(&ev, &mut out),
                 }
-            }
-            if !out.is_empty() {
-                return Some((Ok(Bytes::from(out)), o));
+                for _ in 1..BATCH {
+                    match o.rx.try_recv() {
+                        Ok(ev) => o.deliver(&ev, &mut out),
+                        Err(TryRecvError::Lagged(n)) => o.resync(n, &mut out),
+                        Err(_) => break,
+                    }
+                }
+                if !out.is_empty() {
+                    return Some((Ok(Bytes::from(out)), o));
+                }
             }
         }
     })

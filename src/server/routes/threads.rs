@@ -61,7 +61,13 @@ async fn events(
             .to_str()
             .ok()
             .map(str::trim)
-            .and_then(|s| if s.is_empty() { Some(0) } else { s.parse().ok() })
+            .and_then(|s| {
+                if s.is_empty() {
+                    Some(0)
+                } else {
+                    s.parse().ok()
+                }
+            })
             .ok_or_else(|| {
                 ApiError::BadRequest(
                     "Last-Event-ID must be the number of an event of this run".into(),
@@ -88,7 +94,12 @@ async fn events(
             }
         }
     }
-    Ok(sse_response(reader, None, state.config.keep_alive, agui_frame))
+    Ok(sse_response(
+        reader,
+        None,
+        state.config.keep_alive,
+        agui_frame,
+    ))
 }
 
 async fn cancel(State(state): State<AppState>, Path(run_id): Path<String>) -> Response {
