@@ -119,7 +119,7 @@ impl LlmAgent {
                 "content": Some(turn.content.as_str()).filter(|c| !c.is_empty()),
                 "tool_calls": calls.iter().map(|c| json!({
                     "id": c.id, "type": "function",
-                    "function": {"name": c.name, "arguments": if c.arguments.trim().is_empty() { "{}" } else { c.arguments.as_str() }},
+                    "function": {"name": c.name, "arguments": request::arguments_text(&c.arguments)},
                 })).collect::<Vec<_>>(),
             }));
             let mut pending = Vec::new();
@@ -181,6 +181,14 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: Option<&TokenUsage>) {
     acc.total_tokens = sum(acc.total_tokens, t.total_tokens);
     acc.reasoning_tokens = sum(acc.reasoning_tokens, t.reasoning_tokens);
     acc.cached_input_tokens = sum(acc.cached_input_tokens, t.cached_input_tokens);
+}
+
+/// `s` cut to `max` characters (with an ellipsis when cut).
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}…", &s[..at]),
+    }
 }
 
 impl Agent for LlmAgent {

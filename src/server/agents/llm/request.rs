@@ -121,7 +121,7 @@ fn with_name(mut msg: Value, name: &Option<String>) -> Value {
 }
 
 /// Streamed arguments are conventionally JSON; servers that parse them reject an empty string.
-fn arguments_text(args: &str) -> &str {
+pub fn arguments_text(args: &str) -> &str {
     if args.trim().is_empty() {
         "{}"
     } else {

@@ -173,12 +173,7 @@ impl LlmSpec {
 
 /// A piece of user input short enough for an error message (a mistyped spec may hold a key).
 fn brief(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.chars().count() <= MAX {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(MAX).collect::<String>())
-    }
+    super::shorten(s, 40)
 }
 
 #[cfg(test)]

@@ -358,13 +358,7 @@ fn usage(u: &Value) -> TokenUsage {
 
 /// Upstream text kept short enough for an error message or a log line.
 pub fn brief(s: &str) -> String {
-    const MAX: usize = 300;
-    let s = s.trim();
-    if s.chars().count() <= MAX {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(MAX).collect::<String>())
-    }
+    super::shorten(s.trim(), 300)
 }
 
 #[cfg(test)]
