@@ -220,6 +220,20 @@ impl Runs {
         })
     }
 
+    /// A thread's conversation: the live one, else one rebuilt from the stored messages and
+    /// state (not kept in memory).
+    pub async fn load_thread(&self, thread_id: &str) -> Option<Conversation> {
+        if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
+            return Some(c.clone());
+        }
+        let (messages, state) = self.history(thread_id).await?;
+        let mut conv = Conversation::default();
+        conv.apply(&Event::from(EventKind::MessagesSnapshot { messages }));
+        conv.apply(&Event::from(EventKind::StateSnapshot { snapshot: state }));
+        conv.thread_id = Some(thread_id.to_string());
+        Some(conv)
+    }
+
     /// A thread's messages and state: the live conversation, else the stored one.
     async fn history(
         &self,

@@ -337,15 +337,16 @@ where
 
 /// The thread a view asks for: `Ok(None)` when no thread was named and none exists yet; 404
 /// for a named thread this server has not seen.
-fn view_thread(
+async fn view_thread(
     state: &AppState,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Option<(String, Conversation)>, ApiError> {
     match ThreadQuery::from(query)? {
         Some(t) => state
             .runs
-            .thread(Some(&t))
-            .map(Some)
+            .load_thread(&t)
+            .await
+            .map(|c| Some((t.clone(), c)))
             .ok_or_else(|| ApiError::NotFound(format!("no thread '{t}' is known here"))),
         None => Ok(state.runs.thread(None)),
     }
@@ -364,7 +365,7 @@ async fn thread_state(
     State(state): State<AppState>,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(match view_thread(&state, query)? {
+    Ok(Json(match view_thread(&state, query).await? {
         Some((id, conv)) => json!({ "threadId": id, "state": conv.state }),
         None => json!({ "threadId": null, "state": {} }),
     }))
@@ -375,7 +376,7 @@ async fn thread_messages(
     State(state): State<AppState>,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(match view_thread(&state, query)? {
+    Ok(Json(match view_thread(&state, query).await? {
         Some((id, conv)) => json!({ "threadId": id, "messages": messages_where(&conv, false) }),
         None => json!({ "threadId": null, "messages": [] }),
     }))
@@ -386,7 +387,7 @@ async fn thread_activities(
     State(state): State<AppState>,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(match view_thread(&state, query)? {
+    Ok(Json(match view_thread(&state, query).await? {
         Some((id, conv)) => json!({ "threadId": id, "activities": messages_where(&conv, true) }),
         None => json!({ "threadId": null, "activities": [] }),
     }))
