@@ -453,11 +453,16 @@ async fn a_client_that_disconnects_stops_the_foreign_request() {
     let (addr, state) = start_server(&["--proxy", &spec, "--db", ":memory:"]).await;
     let body = input("t-cut", "r-cut", "hello");
     let mut sse = open_sse(addr, "POST", "/api/agents/py", Some(&body.to_string())).await;
-    let mut contents = 0;
-    while contents < 5 {
-        let e = sse.next_event().await.expect("the slow run streams");
-        if e["type"] == "TEXT_MESSAGE_CONTENT" {
-            contents += 1;
+    let mut seen_events = Vec::new();
+    while seen_events
+        .iter()
+        .filter(|e: &&Value| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .count()
+        < 5
+    {
+        match sse.next_event().await {
+            Some(e) => seen_events.push(e),
+            None => panic!("the slow run ended early: {seen_events:#?}"),
         }
     }
     assert!(state.runs.is_active("r-cut"));
