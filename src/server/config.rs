@@ -75,7 +75,12 @@ pub struct ServeArgs {
     /// `ollama=http://127.0.0.1:11434/v1,model=llama3.2` or
     /// `openai=https://api.openai.com/v1,model=gpt-4o-mini,key-env=OPENAI_API_KEY`.
     /// Served at `POST /api/agents/ID`.
-    #[arg(long = "llm", env = "AGUI_LLM", value_delimiter = ';', value_name = "SPEC")]
+    #[arg(
+        long = "llm",
+        env = "AGUI_LLM",
+        value_delimiter = ';',
+        value_name = "SPEC"
+    )]
     pub llm: Vec<String>,
 
     /// A foreign AG-UI agent to proxy, repeatable (env: `;`-separated):
@@ -83,12 +88,22 @@ pub struct ServeArgs {
     /// `crew=http://127.0.0.1:8000/agent,header-env=Authorization:CREW_AUTH`. Its events go through
     /// this server's pipeline (dialects, verification, persistence). Served at
     /// `POST /api/agents/ID`.
-    #[arg(long = "proxy", env = "AGUI_PROXY", value_delimiter = ';', value_name = "SPEC")]
+    #[arg(
+        long = "proxy",
+        env = "AGUI_PROXY",
+        value_delimiter = ';',
+        value_name = "SPEC"
+    )]
     pub proxy: Vec<String>,
 
     /// SQLite database file for threads, runs and their events (created if missing; WAL mode).
     /// `:memory:` keeps nothing across restarts.
-    #[arg(long, env = "AGUI_DB", default_value = "agui-studio.db", value_name = "PATH")]
+    #[arg(
+        long,
+        env = "AGUI_DB",
+        default_value = "agui-studio.db",
+        value_name = "PATH"
+    )]
     pub db: String,
 
     /// Seconds an in-stream approval waits for `POST /api/ag-ui/tool-result` before the run
