@@ -26,6 +26,12 @@ try {
   await page.goto(server.url);
   await page.waitForSelector('#hydration-status[data-hydrated="true"]');
   await page.evaluate(() => { window.__longtasks = []; });
+  // Where the main thread's time goes (script vs. style/layout), from Chromium's own counters.
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const metrics = async () =>
+    Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  const before = await metrics();
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill(`long ${deltas}`);
   const started = Date.now();
@@ -34,6 +40,8 @@ try {
   await page.getByRole("button", { name: "Send" }).waitFor({ timeout: 600000 });
   await page.waitForTimeout(500);
   const wall = (Date.now() - started) / 1000;
+  const after = await metrics();
+  const spent = (k) => ((after[k] - before[k]) * 1000).toFixed(0);
   const r = await page.evaluate(() => {
     const runs = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/agents/"));
     const last = runs[runs.length - 1];
@@ -46,6 +54,10 @@ try {
   });
   console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
   console.log(`longest main-thread task: ${r.longest.toFixed(0)} ms (${r.count} tasks over 50 ms)`);
+  console.log(
+    `main thread: tasks ${spent("TaskDuration")} ms, script ${spent("ScriptDuration")} ms, ` +
+      `style ${spent("RecalcStyleDuration")} ms, layout ${spent("LayoutDuration")} ms`,
+  );
   if (r.responseEnd != null && r.lastPaint != null) {
     console.log(`last byte → last paint: ${(r.lastPaint - r.responseEnd).toFixed(0)} ms`);
   }

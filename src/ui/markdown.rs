@@ -17,8 +17,9 @@
 //! - Images are never loaded (no tracking pixels, no remote content): an image renders as the
 //!   text `[image: alt]` (a link to the image when its URL is allowed) followed by the URL as text.
 
-use std::hash::{Hash, Hasher};
+mod incremental;
 
+use incremental::{live_block, Incremental, Row};
 use leptos::prelude::*;
 use pulldown_cmark::{
     Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag,
@@ -471,8 +472,28 @@ fn close(frame: Frame, parent: &mut Frame) {
 /// Parses markdown into an owned tree. Never panics, whatever the input (incomplete input
 /// while streaming, e.g. an unterminated code fence, is closed implicitly by the parser).
 pub fn parse(text: &str) -> Vec<Block> {
+    parse_tracked(text).0
+}
+
+/// Where the last top-level element of a document starts: `cut` is the byte offset of the start
+/// of its line, `index` how many blocks the document has before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LastTop {
+    pub cut: usize,
+    pub index: usize,
+}
+
+/// [`parse`], also saying where the last top-level element starts (`None` for an empty
+/// document). Everything before it is closed for good: text appended later cannot change it
+/// (CommonMark never reopens a block once a sibling has started; link reference definitions are
+/// the one exception, see `incremental`).
+pub(crate) fn parse_tracked(text: &str) -> (Vec<Block>, Option<LastTop>) {
     let mut stack: Vec<Frame> = vec![Frame::new(Kind::Root)];
-    for event in Parser::new_ext(text, options()) {
+    let mut last = None;
+    for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
+        if stack.len() == 1 && matches!(event, Event::Start(_) | Event::Rule) {
+            last = Some((range.start, stack[0].blocks.len()));
+        }
         match event {
             Event::Start(tag) => stack.push(Frame::new(start_kind(tag))),
             // Start/End events are balanced, so an end closes the innermost open element.
@@ -514,10 +535,15 @@ pub fn parse(text: &str) -> Vec<Block> {
         let frame = stack.pop().expect("stack has a parent");
         close(frame, top(&mut stack));
     }
-    stack
+    let blocks = stack
         .pop()
         .map(|root| finish(root.blocks, root.inlines))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let last = last.map(|(start, index)| LastTop {
+        cut: text[..start].rfind('\n').map_or(0, |i| i + 1),
+        index,
+    });
+    (blocks, last)
 }
 
 fn top(stack: &mut [Frame]) -> &mut Frame {
@@ -530,31 +556,28 @@ fn top(stack: &mut [Frame]) -> &mut Frame {
 
 /// Render markdown text as view nodes. `text` may grow as a message streams.
 ///
-/// Top-level blocks are keyed by (position, content hash), so while a message streams only the
-/// blocks that changed (normally the last one) are rebuilt.
+/// Parsing and rendering are incremental (see [`incremental`]): complete top-level blocks are
+/// parsed once and keep their nodes; only the last block is parsed and updated as text arrives.
 #[component]
 pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
-    let blocks = move || text.with(|t| keyed_blocks(t));
+    let doc = StoredValue::new(Incremental::default());
+    let parsed = Memo::new(move |_| {
+        text.with(|t| doc.update_value(|d| d.update(t)));
+        doc.with_value(|d| (d.rows(), d.live()))
+    });
+    let live = Memo::new(move |_| parsed.with(|p| p.1.clone()));
+    let rows = move || parsed.with(|p| p.0.clone());
+    let row_view = move |row: Row| match row {
+        Row::Done(_, _, block) => render_block((*block).clone()),
+        Row::Live(..) => live_block(live),
+    };
     view! {
         <div class="md">
-            <For each=blocks key=|(key, _)| *key children=|(_, block)| render_block(block)/>
+            <For each=rows key=Row::key children=row_view/>
         </div>
     }
     // Type-erased so that callers' view types stay shallow.
     .into_any()
-}
-
-/// The top-level blocks of `text`, each with its render key: (position, hash of the block).
-fn keyed_blocks(text: &str) -> Vec<((usize, u64), Block)> {
-    parse(text)
-        .into_iter()
-        .enumerate()
-        .map(|(i, block)| {
-            let mut hasher = std::hash::DefaultHasher::new();
-            block.hash(&mut hasher);
-            ((i, hasher.finish()), block)
-        })
-        .collect()
 }
 
 fn render_blocks(blocks: Vec<Block>) -> AnyView {
@@ -599,32 +622,15 @@ fn render_block(block: Block) -> AnyView {
             head,
             rows,
         } => {
-            let style = move |i: usize| match alignments.get(i).copied().unwrap_or(Align::None) {
-                Align::None => None,
-                Align::Left => Some("text-align:left"),
-                Align::Center => Some("text-align:center"),
-                Align::Right => Some("text-align:right"),
-            };
-            let head = head
-                .into_iter()
-                .enumerate()
-                .map(|(i, cell)| view! { <th style=style(i)>{render_inlines(cell)}</th> })
-                .collect_view();
+            let head = table_row(head, &alignments, true);
             let rows = rows
                 .into_iter()
-                .map(|row| {
-                    let cells = row
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, cell)| view! { <td style=style(i)>{render_inlines(cell)}</td> })
-                        .collect_view();
-                    view! { <tr>{cells}</tr> }
-                })
+                .map(|row| table_row(row, &alignments, false))
                 .collect_view();
             view! {
                 <div class="md-table-wrap">
                     <table>
-                        <thead><tr>{head}</tr></thead>
+                        <thead>{head}</thead>
                         <tbody>{rows}</tbody>
                     </table>
                 </div>
@@ -634,6 +640,29 @@ fn render_block(block: Block) -> AnyView {
         Block::Rule => view! { <hr/> }.into_any(),
         Block::RawHtml(html) => view! { <div class="md-raw-html">{html}</div> }.into_any(),
     }
+}
+
+/// One table row (`<th>` cells for the header).
+fn table_row(cells: Vec<Vec<Inline>>, alignments: &[Align], head: bool) -> AnyView {
+    let style = |i: usize| match alignments.get(i).copied().unwrap_or(Align::None) {
+        Align::None => None,
+        Align::Left => Some("text-align:left"),
+        Align::Center => Some("text-align:center"),
+        Align::Right => Some("text-align:right"),
+    };
+    let cells = cells
+        .into_iter()
+        .enumerate()
+        .map(|(i, cell)| {
+            let (style, content) = (style(i), render_inlines(cell));
+            if head {
+                view! { <th style=style>{content}</th> }.into_any()
+            } else {
+                view! { <td style=style>{content}</td> }.into_any()
+            }
+        })
+        .collect_view();
+    view! { <tr>{cells}</tr> }.into_any()
 }
 
 fn render_item(item: ListItem) -> AnyView {
@@ -723,24 +752,29 @@ enum CopyState {
 }
 
 fn code_block(lang: Option<String>, code: String) -> AnyView {
+    let body = code.clone().into_any();
+    code_block_view(lang, body, move || code.clone())
+}
+
+/// A code block around `body` (the code's nodes); the Copy button copies `code()` as it is
+/// when clicked.
+fn code_block_view(
+    lang: Option<String>,
+    body: AnyView,
+    code: impl Fn() -> String + Send + Sync + 'static,
+) -> AnyView {
     let state = RwSignal::new(CopyState::Idle);
     let (label, code_view) = match lang {
         Some(lang) => {
             let class = format!("language-{lang}");
-            (
-                lang,
-                view! { <code class=class>{code.clone()}</code> }.into_any(),
-            )
+            (lang, view! { <code class=class>{body}</code> }.into_any())
         }
-        None => (
-            "text".to_owned(),
-            view! { <code>{code.clone()}</code> }.into_any(),
-        ),
+        None => ("text".to_owned(), view! { <code>{body}</code> }.into_any()),
     };
     // The handler only does something in the browser.
     let on_copy = move |_: leptos::ev::MouseEvent| {
         #[cfg(feature = "hydrate")]
-        copy_to_clipboard(&code, state);
+        copy_to_clipboard(&code(), state);
         #[cfg(not(feature = "hydrate"))]
         let _ = (&code, state);
     };

@@ -6,7 +6,6 @@ use serde_json::json;
 
 use crate::client::session::{Approval, ApprovalKind};
 use crate::protocol::types::{AssistantMessage, Message as Msg, ToolCall};
-use crate::ui::app::App;
 use crate::ui::approval::ApprovalCard;
 use crate::ui::message::Message;
 
@@ -18,31 +17,14 @@ fn render(f: impl FnOnce() -> AnyView) -> String {
     html
 }
 
-/// The studio rendered synchronously (suspended parts show their fallbacks).
-fn app_html() -> String {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let _guard = rt.enter();
-    // Initialises Leptos' executor (the agents resource spawns a task).
-    let _ = leptos_axum::generate_route_list(App);
-    render(|| {
-        provide_context(leptos_router::location::RequestUrl::new("/"));
-        let (meta, _) = leptos_meta::ServerMetaContext::new();
-        provide_context(meta);
-        view! { <App/> }.into_any()
-    })
-}
-
 /// `GET path` from the real server on a local socket: the body, de-chunked.
 async fn fetch_page(path: &str) -> String {
     use clap::Parser;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let args = crate::server::config::Cli::try_parse_from(["agui-studio"])
+    let args = crate::server::config::Cli::try_parse_from(["agui-studio", "--db", ":memory:"])
         .unwrap()
         .serve;
-    let state = crate::server::AppState::new(&args).unwrap();
+    let state = crate::server::AppState::new(&args).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, crate::server::app(state)).await });
@@ -99,9 +81,9 @@ async fn the_served_page_lists_the_hosted_agents_and_their_scenarios() {
 
 const THEME_KEY: &str = crate::ui::theme::STORAGE_KEY;
 
-#[test]
-fn the_studio_renders_its_regions_and_named_controls() {
-    let html = app_html();
+#[tokio::test]
+async fn the_studio_renders_its_regions_and_named_controls() {
+    let html = fetch_page("/").await;
     for needle in [
         r#"class="studio""#,
         r#"class="studio-header""#,

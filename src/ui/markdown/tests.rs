@@ -377,24 +377,118 @@ fn raw_html_is_text() {
     assert_eq!(parse(inline), vec![para(inline)]);
 }
 
+/// Feeds `doc` to an incremental parse in pieces of `step` characters and checks that after
+/// each piece it equals a full parse of the text so far.
+fn check_incremental(doc: &str, step: usize) {
+    let mut inc = incremental::Incremental::default();
+    let ends: Vec<usize> = doc
+        .char_indices()
+        .map(|(i, _)| i)
+        .skip(1)
+        .step_by(step.max(1))
+        .chain([doc.len()])
+        .collect();
+    for end in ends {
+        let text = &doc[..end];
+        inc.update(text);
+        assert_eq!(inc.blocks(), parse(text), "after {text:?}");
+    }
+}
+
+const STREAMED: &[&str] = &[
+    "# Title\n\nfirst para\n\n```rust\nfn a() {}\n```\n\nmore text\n",
+    "para\n- a\n- b\n\n  continued\n\nafter\n\n1. one\n2. two\n\n---\n\n> quote\nlazy\n\nend",
+    "a\nb\n===\n\nc\n---\n\n    indented\n    code\n\nd",
+    "| a | b |\n|---|:-:|\n| 1 | 2 |\n| 3 | 4 |\n\nx *y* **z** `c` [l](https://e.com)",
+    "- [ ] todo\n- [x] done\n\n* other\n\n+ third\n\n<div>\nhtml\n</div>\n\nok",
+    "~~~\nfence\n~~~\n\n```\nunclosed\n\nstill code",
+    "> - quoted list\n> - two\n\n10) ten\n11) eleven\n\n***\n\n_e_ ~~s~~ line  \nbreak",
+    "[ref]\n\n[ref]: https://e.com\n\nmore [ref] and [x]",
+    "emoji 😀 é ü 中文 text\n\nnext — paragraph with ünïcödé",
+    // Found by the property test below: a line that looks like a table header until its
+    // delimiter row turns out not to be one; a lone `*` that becomes text.
+    "| x | *\n | b c ---\n|- 1.",
+    "- [ ] a\n*- b",
+];
+
 #[test]
-fn streaming_keeps_keys_of_finished_blocks() {
-    let keys = |t: &str| {
-        keyed_blocks(t)
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect::<Vec<_>>()
-    };
-    let a = keys("# Title\n\nfirst para\n\n```rust\nfn a");
-    let b = keys("# Title\n\nfirst para\n\n```rust\nfn a() {}\n```\n\nmore");
+fn incremental_parse_equals_full_parse() {
+    for doc in STREAMED {
+        for step in [1, 2, 3, 7, 50] {
+            check_incremental(doc, step);
+        }
+    }
+}
+
+#[test]
+fn incremental_keeps_closed_blocks() {
+    let mut inc = incremental::Incremental::default();
+    inc.update("# Title\n\nfirst para\n\n```rust\nfn a");
+    let a = inc.rows();
+    inc.update("# Title\n\nfirst para\n\n```rust\nfn a() {}\n```\n\nmore");
+    let b = inc.rows();
     assert_eq!(a.len(), 3);
     assert_eq!(b.len(), 4);
     assert_eq!(a[..2], b[..2]);
-    assert_ne!(a[2], b[2]);
+    assert!(matches!(a[2], incremental::Row::Live(2, _)));
+    assert!(matches!(b[2], incremental::Row::Done(2, _, _)));
+    assert!(matches!(b[3], incremental::Row::Live(3, _)));
     // Keys are unique even for identical blocks.
-    let k = keys("---\n\n---\n\n---");
+    inc.update("---\n\n---\n\n---");
+    let k: Vec<_> = inc.rows().iter().map(|r| r.key()).collect();
     assert_eq!(k.len(), 3);
     assert!(k[0] != k[1] && k[1] != k[2]);
+    // Text that is not an extension of the previous text starts over.
+    inc.update("other");
+    assert_eq!(inc.blocks(), vec![para("other")]);
+}
+
+#[test]
+fn reference_definitions_resolve_in_earlier_blocks() {
+    let mut inc = incremental::Incremental::default();
+    inc.update("see [docs]\n\nmore\n\n");
+    inc.update("see [docs]\n\nmore\n\n[docs]: https://e.com/d");
+    assert_eq!(hrefs(&inc.blocks()), vec!["https://e.com/d".to_string()]);
+    assert!(incremental::may_define_references("> [a]: /x"));
+    assert!(!incremental::may_define_references(
+        "def f(x) -> list[int]:\n    pass"
+    ));
+}
+
+#[test]
+fn open_text_is_cut_into_stable_chunks() {
+    let long: String = (0..3000).map(|i| format!("{i} ")).collect();
+    let pieces = incremental::pieces(&[text(&long[..5000]), Inline::Code("c".into())]);
+    let longer = incremental::pieces(&[text(&long[..9000]), Inline::Code("c".into())]);
+    let texts: Vec<usize> = pieces
+        .iter()
+        .map(|(_, i)| match i {
+            Inline::Text(t) => t.len(),
+            _ => 0,
+        })
+        .collect();
+    assert_eq!(texts, vec![1024, 1024, 1024, 1024, 904, 0]);
+    // Every full chunk keeps its key as the text grows; the code span moves on.
+    assert_eq!(pieces[..4], longer[..4]);
+    let joined: String = incremental::chunks("añb😀c".repeat(400).as_str()).collect();
+    assert_eq!(joined, "añb😀c".repeat(400));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// Documents made of markdown's block and inline syntax, streamed in random steps.
+    #[test]
+    fn incremental_parse_equals_full_parse_for_any_document(
+        tokens in proptest::collection::vec(proptest::sample::select(vec![
+            "a", "b c", "\n", "\n\n", "- ", "* ", "+ ", "1. ", "2) ", "> ", "# ", "## ",
+            "```", "~~~", "    ", "  ", "\t", "|", " | ", "---", "***", "===", ":-:", "`",
+            "*", "_", "~~", "[x](https://e.com)", "[y]", "[y]: /u", "<div>", "</div>",
+            "<b>", "- [ ] ", "é", "😀", "\\", "  \n",
+        ]), 0..60),
+        step in 1usize..6,
+    ) {
+        check_incremental(&tokens.concat(), step);
+    }
 }
 
 #[test]
@@ -469,6 +563,31 @@ fn ssr_escapes_untrusted_input() {
     assert!(!html.contains("<a"), "{html}");
 }
 
+/// A long open paragraph is rendered as chunked text nodes that read as the original text.
+#[cfg(feature = "ssr")]
+#[test]
+fn ssr_renders_open_block_in_chunks() {
+    let long: String = (0..1000).map(|i| format!("{i} ")).collect();
+    let html = render(&format!("# Head\n\n{long}"));
+    let para = html
+        .split("<p>")
+        .nth(1)
+        .unwrap()
+        .split("</p>")
+        .next()
+        .unwrap();
+    assert_eq!(
+        para.matches("<span>").count(),
+        long.len().div_ceil(1024),
+        "{para}"
+    );
+    let text = para
+        .replace("<!>", "")
+        .replace("<span>", "")
+        .replace("</span>", "");
+    assert_eq!(text, long.trim_end());
+}
+
 #[cfg(feature = "ssr")]
 #[test]
 fn ssr_renders_constructs() {
@@ -498,14 +617,23 @@ fn ssr_renders_constructs() {
         "<strong>st",
         "<del>del",
         "<code>c</code>",
-        "line<br>break",
     ];
     for e in expect {
         assert!(html.contains(e), "missing {e:?} in {html}");
     }
+    // The last paragraph is the open block: its text is in chunk spans.
+    let flat = html
+        .replace("<!>", "")
+        .replace("<span>", "")
+        .replace("</span>", "");
+    assert!(flat.contains("line<br>break"), "{html}");
     assert!(!html.contains("<img"), "{html}");
-    // A code block without a language has no class and an empty label.
-    let html = render("```\nplain\n```");
-    assert!(html.contains("<pre><code>plain\n</code></pre>"), "{html}");
+    // A code block without a language has no class and an empty label. (As the open block, its
+    // text is in chunks; `<!>` marks where their keyed list ends, for hydration.)
+    let html = render("```\nplain\n```").replace("<!>", "");
+    assert!(
+        html.contains("<pre><code><span>plain\n</span></code></pre>"),
+        "{html}"
+    );
     assert!(html.contains("md-code-lang\">text<"), "{html}");
 }

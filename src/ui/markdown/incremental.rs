@@ -1,0 +1,338 @@
+//! Incremental markdown for streamed text: complete top-level blocks are parsed once and keep
+//! their DOM nodes; only the last (open) block is parsed again as the text grows, and it renders
+//! into an element that stays in place while its children are keyed, so a growing paragraph,
+//! code block, list or table only touches its tail.
+//!
+//! Why the open block needs more than a key: a long answer is often one huge paragraph (or code
+//! block). Re-creating its element every animation frame made the browser shape and lay out the
+//! whole text again each frame; with the element kept and the text cut into fixed chunks, only
+//! the last chunk's text node changes.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::{
+    code_block_view, parse_tracked, render_block, render_inline, render_item, table_row, Align,
+    Block, Inline, LastTop,
+};
+
+/// Bytes of text per text node in the open block (rounded up to a character boundary). Chunk
+/// boundaries depend only on the text before them, so they do not move as text is appended.
+pub(crate) const CHUNK: usize = 1024;
+
+pub(crate) fn hash_of<T: Hash + ?Sized>(t: &T) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// Whether `text` may define a link reference (`[label]: url`, possibly inside a quote or a
+/// list item). A definition can give meaning to links anywhere in the document, also before
+/// it, so such documents are parsed whole every time. Conservative: a false positive only costs
+/// speed.
+pub(crate) fn may_define_references(text: &str) -> bool {
+    text.contains("]:")
+        && text.lines().any(|line| {
+            let rest = line.trim_start_matches(|c: char| {
+                c.is_whitespace()
+                    || c.is_ascii_digit()
+                    || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
+            });
+            rest.starts_with('[') && rest.contains("]:")
+        })
+}
+
+/// The parse of a text that grows at its end.
+#[derive(Default)]
+pub(crate) struct Incremental {
+    /// The source of `done`: a prefix of the text that ends at the start of a line.
+    src: String,
+    /// The closed top-level blocks and their hashes.
+    done: Vec<(u64, Arc<Block>)>,
+    /// The blocks of the rest of the text (normally one, the open block).
+    open: Vec<Block>,
+}
+
+/// A row of the rendered document.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Row {
+    /// A block that no longer changes (rendered once).
+    Done(usize, u64, Arc<Block>),
+    /// The open block at this position, of this shape (see [`shape_of`]).
+    Live(usize, u64),
+}
+
+/// The key of a row in the rendered list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum RowKey {
+    Done(usize, u64),
+    Live(usize, u64),
+}
+
+impl Row {
+    pub fn key(&self) -> RowKey {
+        match self {
+            Row::Done(i, h, _) => RowKey::Done(*i, *h),
+            Row::Live(i, s) => RowKey::Live(*i, *s),
+        }
+    }
+}
+
+impl Incremental {
+    /// Brings the parse up to date with `text`. Appended text re-parses only the open block and
+    /// what was appended; any other change starts over.
+    pub fn update(&mut self, text: &str) {
+        if !text.starts_with(self.src.as_str()) || may_define_references(text) {
+            self.src.clear();
+            self.done.clear();
+        }
+        let tail = &text[self.src.len()..];
+        let (mut blocks, last) = parse_tracked(tail);
+        if let Some(LastTop { cut, index }) = last {
+            // Only commit what is settled: the last element's first line is complete (`*` is a
+            // list item, `*-` continues the paragraph above it) and a blank line separates it
+            // from what precedes (a line can still become a table's header when a delimiter
+            // row follows it).
+            let first_line_complete = tail[cut..].contains('\n');
+            if cut > 0
+                && index > 0
+                && index <= blocks.len()
+                && first_line_complete
+                && follows_blank_line(&tail[..cut])
+            {
+                let open = blocks.split_off(index);
+                self.done
+                    .extend(blocks.into_iter().map(|b| (hash_of(&b), Arc::new(b))));
+                self.src.push_str(&tail[..cut]);
+                blocks = open;
+            }
+        }
+        self.open = blocks;
+    }
+
+    /// All blocks, closed and open (what [`super::parse`] returns for the whole text).
+    #[cfg(test)]
+    pub fn blocks(&self) -> Vec<Block> {
+        let done = self.done.iter().map(|(_, b)| (**b).clone());
+        done.chain(self.open.iter().cloned()).collect()
+    }
+
+    /// The rows to render: every block but the last is done; the last one is live.
+    pub fn rows(&self) -> Vec<Row> {
+        let mut rows: Vec<Row> = self
+            .done
+            .iter()
+            .enumerate()
+            .map(|(i, (h, b))| Row::Done(i, *h, b.clone()))
+            .collect();
+        let n = self.open.len();
+        for (j, b) in self.open.iter().enumerate() {
+            let i = self.done.len() + j;
+            rows.push(if j + 1 == n {
+                Row::Live(i, shape_of(b))
+            } else {
+                Row::Done(i, hash_of(b), Arc::new(b.clone()))
+            });
+        }
+        rows
+    }
+
+    /// The open block (the last one), if any.
+    pub fn live(&self) -> Option<Block> {
+        self.open.last().cloned()
+    }
+}
+
+/// Whether `before` (text ending with a newline) ends with a blank line.
+fn follows_blank_line(before: &str) -> bool {
+    let before = before.strip_suffix('\n').unwrap_or(before);
+    let last_line = before.rsplit('\n').next().unwrap_or("");
+    before.contains('\n') && last_line.trim().is_empty()
+}
+
+/// What decides the element of a block: while it stays the same, the live block's element is
+/// kept and only its children change.
+pub(crate) fn shape_of(block: &Block) -> u64 {
+    match block {
+        Block::Heading { level, .. } => hash_of(&("h", level)),
+        Block::Paragraph(_) => hash_of("p"),
+        Block::Plain(_) => hash_of("plain"),
+        Block::CodeBlock { lang, .. } => hash_of(&("code", lang)),
+        Block::List { start, .. } => hash_of(&("list", start)),
+        Block::BlockQuote(_) => hash_of("quote"),
+        Block::Table { alignments, .. } => hash_of(&("table", alignments)),
+        Block::Rule => hash_of("hr"),
+        Block::RawHtml(_) => hash_of("html"),
+    }
+}
+
+/// Splits `text` into chunks of about [`CHUNK`] bytes at character boundaries.
+pub(crate) fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let mut end = (start + CHUNK).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let chunk = &text[start..end];
+        start = end;
+        Some(chunk)
+    })
+}
+
+/// The inline content of the open block, as keyed pieces: each text cut into chunks, each
+/// other inline whole. Key: (inline index, chunk index, hash).
+pub(crate) fn pieces(inlines: &[Inline]) -> Vec<((usize, usize, u64), Inline)> {
+    let mut out = Vec::new();
+    for (i, inline) in inlines.iter().enumerate() {
+        match inline {
+            Inline::Text(t) => {
+                for (j, c) in chunks(t).enumerate() {
+                    out.push(((i, j, hash_of(c)), Inline::Text(c.to_owned())));
+                }
+            }
+            other => out.push(((i, 0, hash_of(other)), other.clone())),
+        }
+    }
+    out
+}
+
+/// Items keyed by (position, hash): those that did not change keep their nodes.
+fn keyed<T>(
+    items: impl Fn() -> Vec<T> + Send + Sync + 'static,
+    render: impl Fn(T) -> AnyView + Send + Sync + Clone + 'static,
+) -> AnyView
+where
+    T: Hash + Send + Sync + 'static,
+{
+    let each = move || {
+        items()
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| ((i, hash_of(&t)), t))
+            .collect::<Vec<_>>()
+    };
+    view! { <For each key=|(k, _)| *k children=move |(_, t)| render(t)/> }.into_any()
+}
+
+/// Inline content of the open block, chunked and keyed. Each text chunk is a `<span>`: adjacent
+/// text nodes would merge into one in the server-rendered HTML and no longer match what
+/// hydration expects.
+fn live_inlines(get: impl Fn() -> Vec<Inline> + Send + Sync + 'static) -> AnyView {
+    let each = move || pieces(&get());
+    view! { <For each key=|(k, _)| *k children=|(_, i)| render_piece(i)/> }.into_any()
+}
+
+fn render_piece(inline: Inline) -> AnyView {
+    match inline {
+        Inline::Text(t) => view! { <span>{t}</span> }.into_any(),
+        other => render_inline(other),
+    }
+}
+
+/// The open block: its element is created once (the row's key includes its shape) and its
+/// children follow `live`.
+pub(crate) fn live_block(live: Memo<Option<Block>>) -> AnyView {
+    let inlines = move || {
+        live.with(|b| match b {
+            Some(Block::Paragraph(c) | Block::Plain(c) | Block::Heading { content: c, .. }) => {
+                c.clone()
+            }
+            _ => Vec::new(),
+        })
+    };
+    match live.get_untracked() {
+        None => ().into_any(),
+        Some(Block::Paragraph(_)) => view! { <p>{live_inlines(inlines)}</p> }.into_any(),
+        Some(Block::Plain(_)) => live_inlines(inlines),
+        Some(Block::Heading { level, .. }) => {
+            let content = live_inlines(inlines);
+            match level {
+                1 => view! { <h1>{content}</h1> }.into_any(),
+                2 => view! { <h2>{content}</h2> }.into_any(),
+                3 => view! { <h3>{content}</h3> }.into_any(),
+                4 => view! { <h4>{content}</h4> }.into_any(),
+                5 => view! { <h5>{content}</h5> }.into_any(),
+                _ => view! { <h6>{content}</h6> }.into_any(),
+            }
+        }
+        Some(Block::CodeBlock { lang, .. }) => {
+            let code = move || {
+                live.with(|b| match b {
+                    Some(Block::CodeBlock { code, .. }) => code.clone(),
+                    _ => String::new(),
+                })
+            };
+            let each = move || {
+                let code = code();
+                chunks(&code)
+                    .enumerate()
+                    .map(|(j, c)| ((j, hash_of(c)), c.to_owned()))
+                    .collect::<Vec<_>>()
+            };
+            let body =
+                view! { <For each key=|(k, _)| *k children=|(_, c)| view! { <span>{c}</span> }/> }
+                    .into_any();
+            code_block_view(lang, body, code)
+        }
+        Some(Block::List { start, .. }) => {
+            let items = move || {
+                live.with(|b| match b {
+                    Some(Block::List { items, .. }) => items.clone(),
+                    _ => Vec::new(),
+                })
+            };
+            let items = keyed(items, render_item);
+            match start {
+                Some(start) => {
+                    let start = (start != 1).then_some(start);
+                    view! { <ol start=start>{items}</ol> }.into_any()
+                }
+                None => view! { <ul>{items}</ul> }.into_any(),
+            }
+        }
+        Some(Block::BlockQuote(_)) => {
+            let blocks = move || {
+                live.with(|b| match b {
+                    Some(Block::BlockQuote(blocks)) => blocks.clone(),
+                    _ => Vec::new(),
+                })
+            };
+            view! { <blockquote>{keyed(blocks, render_block)}</blockquote> }.into_any()
+        }
+        Some(Block::Table { alignments, .. }) => {
+            let aligns: Arc<[Align]> = alignments.into();
+            let part = move |head: bool| {
+                live.with(|b| match b {
+                    Some(Block::Table { head: h, rows, .. }) => {
+                        if head {
+                            vec![h.clone()]
+                        } else {
+                            rows.clone()
+                        }
+                    }
+                    _ => Vec::new(),
+                })
+            };
+            let a = aligns.clone();
+            let head = keyed(move || part(true), move |r| table_row(r, &a, true));
+            let rows = keyed(move || part(false), move |r| table_row(r, &aligns, false));
+            view! {
+                <div class="md-table-wrap">
+                    <table>
+                        <thead>{head}</thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any()
+        }
+        // Small and rare as an open block: rendered again when they change.
+        Some(Block::Rule | Block::RawHtml(_)) => (move || live.get().map(render_block)).into_any(),
+    }
+}
