@@ -17,8 +17,9 @@ const PATCH_OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"
 /// The result of enforcing one event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Enforced {
-    /// The event, possibly with parts stripped.
-    Event(Event),
+    /// The event, possibly with parts stripped; boxed because an event is large and `Dropped`
+    /// carries nothing.
+    Event(Box<Event>),
     /// An unknown event type, dropped.
     Dropped,
 }
@@ -51,7 +52,7 @@ pub fn enforce(mut value: Value, warnings: &mut Vec<String>) -> Result<Enforced,
     for path in stripped {
         warnings.push(format!("stripped unknown property {path} from {ty}"));
     }
-    Ok(Enforced::Event(event))
+    Ok(Enforced::Event(Box::new(event)))
 }
 
 /// Remove members of closed unions that 1.1 does not define (an unknown outcome, content part

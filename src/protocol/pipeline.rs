@@ -180,7 +180,7 @@ impl Pipeline {
             return Vec::new();
         }
         let event = match enforce(value, &mut self.warnings) {
-            Ok(Enforced::Event(e)) => e,
+            Ok(Enforced::Event(e)) => *e,
             Ok(Enforced::Dropped) => return Vec::new(),
             Err(e) => {
                 self.fail(e);

@@ -182,14 +182,16 @@ impl Verifier {
                 self.spans.remove(message_id);
             }
             EventKind::StepStarted { step_name } => {
-                if !self.steps.insert((lane.clone(), step_name.clone())) {
+                let fresh = self.steps.insert((lane.clone(), step_name.clone()));
+                if !fresh {
                     return Err(format!(
                         "Step \"{step_name}\" is already active for 'STEP_STARTED'"
                     ));
                 }
             }
             EventKind::StepFinished { step_name } => {
-                if !self.steps.remove(&(lane.clone(), step_name.clone())) {
+                let was_active = self.steps.remove(&(lane.clone(), step_name.clone()));
+                if !was_active {
                     return Err(format!(
                         "Cannot send 'STEP_FINISHED' for step \"{step_name}\" that was not started"
                     ));

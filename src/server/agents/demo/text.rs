@@ -40,7 +40,7 @@ pub fn tokens(text: &str) -> Vec<&str> {
     let mut in_space = false;
     for (i, c) in text.char_indices() {
         let space = c.is_whitespace();
-        if (in_space && !space) || (!space && chars_in_token >= 8) {
+        if !space && (in_space || chars_in_token >= 8) {
             out.push(&text[start..i]);
             start = i;
             chars_in_token = 0;
