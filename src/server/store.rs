@@ -410,7 +410,18 @@ async fn apply(
     acks: &mut Vec<oneshot::Sender<()>>,
 ) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
+    // Consecutive events go in multi-row inserts: a statement per event would cost more than
+    // the writing itself.
+    let mut events: Vec<(String, u64, String)> = Vec::new();
     for op in batch.drain(..) {
+        if let Op::Event { run_id, seq, json } = op {
+            events.push((run_id, seq, json));
+            if events.len() == EVENTS_PER_INSERT {
+                insert_events(&mut tx, &mut events).await?;
+            }
+            continue;
+        }
+        insert_events(&mut tx, &mut events).await?;
         match op {
             Op::RunStarted {
                 thread_id,
@@ -458,14 +469,7 @@ async fn apply(
                     .execute(&mut *tx)
                     .await?;
             }
-            Op::Event { run_id, seq, json } => {
-                sqlx::query("INSERT OR REPLACE INTO events (run_id, seq, event) VALUES (?, ?, ?)")
-                    .bind(&run_id)
-                    .bind(seq as i64)
-                    .bind(&json)
-                    .execute(&mut *tx)
-                    .await?;
-            }
+            Op::Event { .. } => unreachable!("handled above"),
             Op::RunEnded {
                 thread_id,
                 run_id,
@@ -495,5 +499,29 @@ async fn apply(
             Op::Flush(ack) => acks.push(ack),
         }
     }
+    insert_events(&mut tx, &mut events).await?;
     tx.commit().await
+}
+
+/// Rows per multi-row insert (3 parameters each, well under SQLite's 32766).
+const EVENTS_PER_INSERT: usize = 256;
+
+async fn insert_events(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    events: &mut Vec<(String, u64, String)>,
+) -> Result<(), sqlx::Error> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+        "INSERT OR REPLACE INTO events (run_id, seq, event) ",
+    );
+    q.push_values(events.iter(), |mut row, (run_id, seq, json)| {
+        row.push_bind(run_id.as_str())
+            .push_bind(*seq as i64)
+            .push_bind(json.as_str());
+    });
+    q.build().execute(&mut **tx).await?;
+    events.clear();
+    Ok(())
 }
