@@ -44,6 +44,31 @@ async function idle(page, timeout = 20000) {
 
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 
+/** Screenshots `${name}-light.png` and `${name}-dark.png`; leaves the page in the light theme. */
+async function shoot(page, name, { fullPage = true } = {}) {
+  const toggle = page.getByRole("button", { name: "Toggle theme" });
+  const theme = async (dark) => {
+    if ((await toggle.getAttribute("aria-pressed")) !== String(dark)) {
+      await toggle.click();
+      // After the colour transition.
+      await page.waitForTimeout(600);
+    }
+  };
+  await theme(false);
+  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage });
+  await theme(true);
+  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage });
+  await theme(false);
+}
+
+test("home: the empty studio with the scenario chips", async () => {
+  const { page, problems } = await open();
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+  await shoot(page, "home");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("chat: streamed markdown appears progressively and ends as view nodes", async () => {
   const { page, problems } = await open();
   await send(page, "chat");
@@ -56,11 +81,7 @@ test("chat: streamed markdown appears progressively and ends as view nodes", asy
   assert.ok(late > early, `text grew while streaming (${early} → ${late})`);
   await log(page).locator("table th", { hasText: "event" }).first().waitFor();
   await log(page).getByRole("button", { name: "Copy code" }).first().waitFor();
-  // Headless Chromium prefers a light scheme; the toggle switches to dark (after its transition).
-  await page.screenshot({ path: path.join(shots, "chat-light.png"), fullPage: true });
-  await page.getByRole("button", { name: "Toggle theme" }).click();
-  await page.waitForTimeout(600);
-  await page.screenshot({ path: path.join(shots, "chat-dark.png"), fullPage: true });
+  await shoot(page, "chat");
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -73,6 +94,10 @@ test("backend_tool: a tool card with its arguments and result", async () => {
   await card.waitFor();
   assert.match(await card.innerText(), /84/);
   assert.match(await log(page).innerText(), /12 \* 7 = 84/);
+  await page.getByRole("button", { name: "Events", exact: true }).click();
+  const inspector = page.getByRole("complementary", { name: "Event inspector" });
+  await inspector.getByText("TOOL_CALL_RESULT").first().waitFor();
+  await shoot(page, "inspector");
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -86,7 +111,7 @@ for (const [choice, expected] of [
     await send(page, "approval");
     const button = page.getByRole("button", { name: choice, exact: true });
     await button.waitFor({ timeout: 15000 });
-    if (choice === "Approve") await page.screenshot({ path: path.join(shots, "approval.png"), fullPage: true });
+    if (choice === "Approve") await shoot(page, "approval");
     await button.click();
     await log(page).getByText(expected).first().waitFor({ timeout: 15000 });
     await idle(page);
@@ -136,7 +161,7 @@ test("render_hints: a chart and a table render from hints", async () => {
   await idle(page);
   await log(page).locator("figure.render-hint svg").first().waitFor();
   await log(page).locator("figure.render-hint table").first().waitFor();
-  await page.screenshot({ path: path.join(shots, "render-hints.png"), fullPage: true });
+  await shoot(page, "render-hints");
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -149,7 +174,7 @@ test("agentic_ui: the state panel follows the deltas", async () => {
   await idle(page);
   const panel = page.getByRole("complementary", { name: "Shared state" });
   await panel.waitFor();
-  await page.screenshot({ path: path.join(shots, "state.png"), fullPage: true });
+  await shoot(page, "state");
   await panel.getByRole("button", { name: "Edit", exact: true }).click();
   const json = JSON.parse(await panel.getByRole("textbox", { name: "State (JSON)" }).inputValue());
   assert.deepEqual(json.plan.steps.map((s) => s.status), Array(5).fill("completed"));
@@ -165,7 +190,7 @@ test("Stop ends a long run", async () => {
   await page.waitForTimeout(500);
   await stop.click();
   await idle(page, 10000);
-  await page.screenshot({ path: path.join(shots, "stopped.png"), fullPage: true });
+  await shoot(page, "stopped");
   assert.deepEqual(problems.filter((p) => !/abort/i.test(p)), []);
   await page.close();
 });
@@ -178,6 +203,7 @@ test("error: the banner appears with Retry and clears when the next run starts",
   assert.match(await alert.first().innerText(), /UPSTREAM_UNAVAILABLE|unavailable/);
   await page.getByRole("button", { name: "Retry" }).waitFor();
   await idle(page);
+  await shoot(page, "error");
   await send(page, "chat");
   await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10000 }).catch(() => {});
   await idle(page);
@@ -244,7 +270,7 @@ test("interrupt with a response schema: the generated form answers it", async ()
   const field = page.getByLabel("Report date");
   await field.waitFor({ timeout: 15000 });
   await field.fill("2026-12-01");
-  await page.screenshot({ path: path.join(shots, "interrupt-form.png"), fullPage: true });
+  await shoot(page, "interrupt-form");
   await page.getByRole("button", { name: "Submit", exact: true }).click();
   await log(page).getByText(/2026-12-01/).last().waitFor({ timeout: 15000 });
   await idle(page);
@@ -281,7 +307,89 @@ test("phone-sized screen: the studio stays usable", async () => {
   await idle(page);
   await page.getByRole("button", { name: "Send" }).waitFor();
   assert.match(await log(page).innerText(), /15/);
-  await page.screenshot({ path: path.join(shots, "phone.png"), fullPage: false });
+  await shoot(page, "phone", { fullPage: false });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("approval: Edit changes the arguments before approving and the agent uses them", async () => {
+  const { page, problems } = await open();
+  await send(page, "approval");
+  const card = page.getByRole("group", { name: "Approval: request_approval" });
+  await card.getByRole("button", { name: "Edit", exact: true }).click({ timeout: 15000 });
+  const editor = card.getByRole("textbox", { name: "Arguments (JSON)" });
+  const args = JSON.parse(await editor.inputValue());
+  assert.equal(args.action, "Deploy build 1.4.2 to production");
+  args.action = "Deploy build 1.4.3 to staging";
+  await editor.fill(JSON.stringify(args, null, 2));
+  await shoot(page, "approval-edit");
+  await card.getByRole("button", { name: "Approve with edits" }).click();
+  await log(page)
+    .getByText("Approved with your edits — Deploy build 1.4.3 to staging")
+    .waitFor({ timeout: 15000 });
+  await idle(page);
+  // The tool card shows the result the agent recorded: approved, with the edited arguments.
+  const result = await page.getByRole("group", { name: "Tool call: request_approval" }).innerText();
+  assert.match(result, /"editedArgs":\{"action":"Deploy build 1\.4\.3/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("approval: invalid JSON in the editor is refused with a message", async () => {
+  const { page, problems } = await open();
+  await send(page, "approval");
+  const card = page.getByRole("group", { name: "Approval: request_approval" });
+  await card.getByRole("button", { name: "Edit", exact: true }).click({ timeout: 15000 });
+  await card.getByRole("textbox", { name: "Arguments (JSON)" }).fill("{ not json");
+  await card.getByRole("button", { name: "Approve with edits" }).click();
+  assert.match(await card.getByRole("alert").innerText(), /Not valid JSON/);
+  await card.getByRole("button", { name: "Reject", exact: true }).click();
+  await log(page).getByText(/Rejected/).first().waitFor({ timeout: 15000 });
+  await idle(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("composer: attached files are sent as 1.1 content parts and described by multimodal", async () => {
+  const { page, problems } = await open();
+  // A 1×1 PNG and a small text file.
+  const png = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+    "base64",
+  );
+  const notes = Buffer.from("meeting notes: ship 1.4.3 on Friday\n");
+  await page.getByLabel("Attach files").first().setInputFiles([
+    { name: "pixel.png", mimeType: "image/png", buffer: png },
+    { name: "notes.txt", mimeType: "text/plain", buffer: notes },
+  ]);
+  const chips = page.getByRole("list", { name: "Attachments" }).first();
+  await chips.getByText("pixel.png").waitFor();
+  await chips.getByText("notes.txt").waitFor();
+  const request = page.waitForRequest((r) => r.url().includes("/api/agents/") && r.method() === "POST");
+  await send(page, "multimodal");
+  const body = JSON.parse((await request).postData());
+  const user = body.messages.filter((m) => m.role === "user").at(-1);
+  assert.ok(Array.isArray(user.content), "the user message has content parts");
+  const [text, image, doc] = user.content;
+  assert.deepEqual(text, { type: "text", text: "multimodal" });
+  assert.equal(image.type, "image");
+  assert.deepEqual(image.source, { type: "data", value: png.toString("base64"), mimeType: "image/png" });
+  assert.equal(doc.type, "document");
+  assert.equal(doc.source.mimeType, "text/plain");
+  assert.equal(Buffer.from(doc.source.value, "base64").toString(), notes.toString());
+  await idle(page);
+  // The agent's answer: a table row per part, with the sizes it decoded from the base64.
+  const answer = await log(page).locator(".msg-assistant").last().innerText();
+  assert.match(answer, /3 parts/);
+  assert.match(answer, /image\s+data\s+image\/png\s+70 bytes/);
+  assert.match(answer, new RegExp(`document\\s+data\\s+text/plain\\s+${notes.length} bytes`));
+  // The sent message shows its attachments (a thumbnail for the image), and the composer is
+  // empty again.
+  const sent = log(page).locator(".msg-user").last();
+  await sent.getByRole("img", { name: "pixel.png" }).waitFor();
+  assert.match(await sent.innerText(), /notes\.txt/);
+  assert.equal(await page.getByRole("list", { name: "Attachments" }).count(), 1);
+  await shoot(page, "attachments");
   assert.deepEqual(problems, []);
   await page.close();
 });
