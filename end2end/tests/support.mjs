@@ -11,10 +11,17 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const binary =
   path.resolve(process.env.AGUI_BINARY ?? path.resolve(here, "../../target/release/agui-studio"));
 
-/** Start the server on 127.0.0.1 with an OS-chosen port; resolves to { url, proc, logs }. */
+/**
+ * Start the server on 127.0.0.1 with an OS-chosen port and a fresh SQLite database in a temporary
+ * directory (unless `args` names a `--db`); resolves to { url, proc, logs, dbDir }. `stopServer`
+ * removes the database.
+ */
 export function startServer(args = [], env = {}) {
+  const dbDir = args.includes("--db") ? null : mkdtempSync(path.join(tmpdir(), "agui-db-"));
+  const dbArgs = dbDir ? ["--db", path.join(dbDir, "studio.db")] : [];
+  const removeDb = () => dbDir && rmSync(dbDir, { recursive: true, force: true });
   return new Promise((resolve, reject) => {
-    const proc = spawn(binary, ["--addr", "127.0.0.1:0", ...args], {
+    const proc = spawn(binary, ["--addr", "127.0.0.1:0", ...dbArgs, ...args], {
       cwd: path.dirname(binary),
       env: { ...process.env, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -26,22 +33,29 @@ export function startServer(args = [], env = {}) {
       const m = logs.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], proc, logs: () => logs });
+        resolve({ url: m[1], proc, logs: () => logs, dbDir });
       }
     };
     proc.stdout.on("data", onData);
     proc.stderr.on("data", onData);
     proc.on("exit", (code) => {
       clearTimeout(timer);
+      removeDb();
       reject(new Error(`server exited with ${code}:\n${logs}`));
     });
+    // Whenever it ends (stopServer, or a crash), its database goes.
+    proc.once("close", removeDb);
   });
 }
 
-/** Launch headless Chromium with a fresh profile; resolves to { context, close }. */
-export async function launchBrowser() {
+/**
+ * Launch headless Chromium with a fresh profile; resolves to { context, close }. `options` go to
+ * the context (e.g. `{ javaScriptEnabled: false }`).
+ */
+export async function launchBrowser(options = {}) {
   const profile = mkdtempSync(path.join(tmpdir(), "agui-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
+    ...options,
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     args: [

@@ -38,6 +38,8 @@ pub enum Connection {
     Idle,
     Connecting,
     Streaming,
+    /// The stream of a detached run broke before its end; the client is resuming it.
+    Reconnecting,
     Closed,
     Failed,
 }
@@ -124,6 +126,8 @@ pub struct UseAgentOptions {
     pub tools: Vec<Tool>,
     /// The thread's messages so far (rendered on the server before hydration).
     pub initial_messages: Vec<Message>,
+    /// The thread's shared state so far.
+    pub initial_state: Option<Value>,
     pub initial_thread_id: Option<String>,
 }
 
@@ -142,7 +146,8 @@ pub struct UseAgentReturn {
     pub thread_id: ReadSignal<String>,
     /// Send a user message and start a run.
     pub send: Callback<SendInput>,
-    /// Stop the run: cancels the request, which cancels the server's run.
+    /// Stop the run: cancels the request, which cancels the server's run (a detached run is
+    /// cancelled with `POST /api/runs/{id}/cancel`).
     pub stop: Callback<()>,
     /// Approve (optionally with edited arguments) an approval by id.
     pub approve: Callback<(String, Option<Value>)>,
@@ -399,7 +404,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         .collect();
     let writers = Writers {
         messages: RwSignal::new(initial_entries),
-        state: RwSignal::new(json!({})),
+        state: RwSignal::new(options.initial_state.clone().unwrap_or_else(|| json!({}))),
         run: RwSignal::new(RunView::default()),
         error: RwSignal::new(None),
         connection: RwSignal::new(Connection::Idle),
@@ -422,7 +427,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
     let is_running = Signal::derive(move || {
         matches!(
             connection.get(),
-            Connection::Connecting | Connection::Streaming
+            Connection::Connecting | Connection::Streaming | Connection::Reconnecting
         )
     });
 

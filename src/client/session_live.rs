@@ -1,6 +1,15 @@
 //! The live half of `use_agent` (browser only): starting runs, feeding their bytes through the
-//! pipeline, flushing changes to the signals once per animation frame, and answering each human-
-//! in-the-loop style the way it must be answered.
+//! pipeline, flushing changes to the signals once per animation frame, answering each human-
+//! in-the-loop style the way it must be answered, and resuming a detached run whose stream
+//! broke.
+//!
+//! Runs on this page's own server are detached (`X-AGUI-Detach: true`): the server keeps them
+//! going when the connection drops, and names where their events can be re-read
+//! (`X-AGUI-Run-Events`). When such a stream ends without its terminal event, the client GETs
+//! that URL with `Last-Event-ID` (backoff 250 ms doubling to 4 s, giving up after 30 s without
+//! progress) and feeds what follows into the same pipeline, so the transcript ends as if
+//! nothing had happened. The SSE decoder therefore lives here, one per connection: a frame cut
+//! by the break is dropped and read again.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,17 +23,21 @@ use super::session::{
     Actions, ApprovalKind, Connection, EventRecord, MessageEntry, Pending, RunErrorView, RunView,
     SendInput, UseAgentOptions, Writers,
 };
-use super::transport::{now_ms, post_json, post_stream, random_id, TransportError};
+use super::transport::{
+    get_stream, is_same_origin, now_ms, post_json, post_stream, random_id, sleep_ms, TransportError,
+};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
 use crate::protocol::event::EventKind;
-use crate::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
+use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions, StreamOutcome};
 use crate::protocol::reduce::{Change, Conversation, RunStatus};
+use crate::protocol::sse::{Decoder, SseFrame};
 use crate::protocol::types::{
     Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, ToolMessage, UserMessage,
 };
 
 use super::session::EVENT_LOG_LIMIT;
+use crate::wire::{DETACH_HEADER, RUN_EVENTS_HEADER};
 
 struct Live {
     options: UseAgentOptions,
@@ -40,7 +53,27 @@ struct Live {
     run_view: RunView,
     last_run: Option<(RunAgentInput, Conversation)>,
     interrupt_answers: HashMap<String, Value>,
+    /// The current connection's SSE decoder.
+    decoder: Decoder,
+    /// The SSE id of the current run's last complete event.
+    last_event_id: Option<String>,
+    /// While resuming: events up to this id were applied already and are skipped.
+    resume_after: Option<u64>,
+    /// Where the current run's events can be re-read (a detached run on this server).
+    events_url: Option<String>,
+    /// Why the current stream could not be decoded (it is then abandoned).
+    decode_error: Option<String>,
+    /// Bytes received by the current run (to tell a resume that made progress).
+    received: u64,
+    /// Bumped by every run start and reset, so the tasks of an older run stop.
+    generation: u64,
 }
+
+/// Backoff of resuming: the first wait, the longest wait, and how long to keep trying
+/// without receiving anything.
+const RESUME_FIRST_MS: u32 = 250;
+const RESUME_MAX_MS: u32 = 4000;
+const RESUME_GIVE_UP_MS: f64 = 30_000.0;
 
 type Shared = Rc<RefCell<Live>>;
 
@@ -69,6 +102,9 @@ pub(crate) fn actions(
     conversation.messages = options.initial_messages.clone();
     conversation.reindex();
     conversation.thread_id = options.initial_thread_id.clone();
+    if let Some(state) = &options.initial_state {
+        conversation.state = state.clone();
+    }
     let signals = messages
         .get_untracked()
         .into_iter()
@@ -91,6 +127,13 @@ pub(crate) fn actions(
         run_view: RunView::default(),
         last_run: None,
         interrupt_answers: HashMap::new(),
+        decoder: Decoder::new(),
+        last_event_id: None,
+        resume_after: None,
+        events_url: None,
+        decode_error: None,
+        received: 0,
+        generation: 0,
     }));
     let live = StoredValue::new_local(live);
     let thread = move || w.thread_id.get_untracked();
@@ -109,9 +152,19 @@ pub(crate) fn actions(
 
     let stop = Callback::new(move |_| {
         let l = live.get_value();
-        let abort = l.borrow_mut().abort.take();
+        let (abort, cancel, headers) = {
+            let mut b = l.borrow_mut();
+            let cancel = b.events_url.as_deref().map(cancel_url);
+            (b.abort.take(), cancel, b.options.headers.get_untracked())
+        };
         if let Some(a) = abort {
             a.abort();
+        }
+        // A detached run does not end with its connection: cancel it explicitly.
+        if let Some(url) = cancel {
+            leptos::task::spawn_local(async move {
+                let _ = post_json(&url, "{}", &headers).await;
+            });
         }
     });
 
@@ -152,6 +205,8 @@ pub(crate) fn actions(
             a.abort();
         }
         let mut b = l.borrow_mut();
+        b.generation += 1;
+        b.events_url = None;
         b.pipeline = None;
         b.conversation = Conversation::new();
         b.signals.clear();
@@ -328,7 +383,7 @@ fn start_run(
     forwarded_props: Option<Value>,
     resume: Option<Vec<crate::protocol::types::ResumeEntry>>,
 ) {
-    let (url, headers, tools, w) = {
+    let (url, mut headers, tools, w) = {
         let b = l.borrow();
         (
             b.options.url.get_untracked(),
@@ -337,6 +392,12 @@ fn start_run(
             b.w,
         )
     };
+    // Only this page's own server is asked to keep the run going without its connection (a
+    // foreign agent would not know the header, or would need CORS for it).
+    let detach = is_same_origin(&url);
+    if detach {
+        headers.push((DETACH_HEADER.to_string(), "true".to_string()));
+    }
     let mut input = RunAgentInput::new(thread_id, format!("run-{}", random_id()));
     input.messages = conv
         .messages
@@ -353,8 +414,15 @@ fn start_run(
     pipeline.conversation = conv.clone();
     let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
-    {
+    let generation = {
         let mut b = l.borrow_mut();
+        b.generation += 1;
+        b.decoder = Decoder::new();
+        b.last_event_id = None;
+        b.resume_after = None;
+        b.events_url = None;
+        b.decode_error = None;
+        b.received = 0;
         b.last_run = Some((input.clone(), conv));
         b.pipeline = Some(pipeline);
         b.abort = controller;
@@ -364,7 +432,8 @@ fn start_run(
         b.pending.messages_reset = true;
         b.pending.state = true;
         b.pending.run = true;
-    }
+        b.generation
+    };
     w.error.set(None);
     w.connection.set(Connection::Connecting);
     schedule_frame(l);
@@ -379,26 +448,150 @@ fn start_run(
     leptos::task::spawn_local(async move {
         let body = body.to_string();
         let result = {
-            let l2 = l.clone();
-            post_stream(&url, &body, &headers, &signal, move |bytes| {
-                on_bytes(&l2, bytes)
+            let (l1, l2) = (l.clone(), l.clone());
+            let on_open = move |resp: &web_sys::Response| {
+                let events = resp.headers().get(RUN_EVENTS_HEADER).ok().flatten();
+                if let Some(events) = events.filter(|e| detach && e.starts_with('/')) {
+                    let mut b = l1.borrow_mut();
+                    if b.generation == generation {
+                        b.events_url = Some(events);
+                    }
+                }
+            };
+            post_stream(&url, &body, &headers, &signal, on_open, move |bytes| {
+                on_bytes(&l2, generation, bytes)
             })
             .await
         };
-        finish_run(&l, result);
+        let result = resume_run(&l, generation, result, &signal).await;
+        finish_run(&l, generation, result);
     });
 }
 
-fn on_bytes(l: &Shared, bytes: &[u8]) {
+/// `POST /api/runs/{id}/cancel` for a run whose events are at `/api/runs/{id}/events`.
+fn cancel_url(events_url: &str) -> String {
+    let base = events_url.strip_suffix("/events").unwrap_or(events_url);
+    format!("{base}/cancel")
+}
+
+fn numeric(id: Option<&str>) -> Option<u64> {
+    id.and_then(|i| i.trim().parse().ok())
+}
+
+/// While the current run's stream broke before its terminal event and the run can be re-read,
+/// resume it after the last event seen. Returns the result to finish the run with.
+async fn resume_run(
+    l: &Shared,
+    generation: u64,
+    mut result: Result<(), TransportError>,
+    signal: &web_sys::AbortSignal,
+) -> Result<(), TransportError> {
+    let mut delay = RESUME_FIRST_MS;
+    let mut deadline = now_ms() + RESUME_GIVE_UP_MS;
+    loop {
+        let (events_url, last_id, received, w) = {
+            let b = l.borrow();
+            if b.generation != generation || signal.aborted() {
+                return result;
+            }
+            let outcome = b.pipeline.as_ref().map(Pipeline::outcome);
+            // The terminal event arrived: a connection error after it changes nothing.
+            if outcome == Some(StreamOutcome::Completed)
+                && matches!(result, Err(TransportError::Network(_)))
+            {
+                return Ok(());
+            }
+            let open = b.decode_error.is_none() && outcome == Some(StreamOutcome::Truncated);
+            match (&b.events_url, open, &result) {
+                // Refused (a resume GET answered 404: the run is unknown) or stopped.
+                (_, _, Err(TransportError::Http { .. } | TransportError::Aborted)) => {
+                    return result
+                }
+                (Some(url), true, _) => (url.clone(), b.last_event_id.clone(), b.received, b.w),
+                _ => return result,
+            }
+        };
+        if now_ms() > deadline {
+            return Err(TransportError::Network(format!(
+                "the connection to the run was lost and could not be re-established in {} s",
+                RESUME_GIVE_UP_MS / 1000.0
+            )));
+        }
+        w.connection.set(Connection::Reconnecting);
+        sleep_ms(delay).await;
+        delay = (delay * 2).min(RESUME_MAX_MS);
+        let mut headers = {
+            let mut b = l.borrow_mut();
+            if b.generation != generation || signal.aborted() {
+                return Err(TransportError::Aborted);
+            }
+            // A frame the break cut in two is dropped here and arrives again whole.
+            b.decoder = Decoder::new();
+            b.resume_after = numeric(last_id.as_deref());
+            b.options.headers.get_untracked()
+        };
+        if let Some(id) = &last_id {
+            headers.push(("Last-Event-ID".to_string(), id.clone()));
+        }
+        let l2 = l.clone();
+        result = get_stream(&events_url, &headers, signal, move |bytes| {
+            on_bytes(&l2, generation, bytes)
+        })
+        .await;
+        if l.borrow().received > received {
+            delay = RESUME_FIRST_MS;
+            deadline = now_ms() + RESUME_GIVE_UP_MS;
+        }
+    }
+}
+
+fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
     let mut b = l.borrow_mut();
+    if b.generation != generation || b.pipeline.is_none() || b.decode_error.is_some() {
+        return;
+    }
     if b.w.connection.get_untracked() != Connection::Streaming {
         b.w.connection.set(Connection::Streaming);
     }
-    let Some(p) = b.pipeline.as_mut() else { return };
-    let delivered = p.push_bytes(bytes);
+    b.received += bytes.len() as u64;
+    let frames = match b.decoder.push(bytes) {
+        Ok(frames) => frames,
+        Err(e) => {
+            b.decode_error = Some(format!("SSE decoding failed: {e}"));
+            return;
+        }
+    };
+    let delivered = feed(&mut b, frames);
     record(&mut b, delivered);
     drop(b);
     schedule_frame(l);
+}
+
+/// Decoded frames into the pipeline. After a resume, events the run already delivered are
+/// skipped by their id, so none is applied twice.
+fn feed(b: &mut Live, frames: Vec<SseFrame>) -> Vec<Delivered> {
+    let mut out = Vec::new();
+    for f in frames {
+        if let Some(after) = b.resume_after {
+            match numeric(f.id.as_deref()) {
+                Some(id) if id <= after => continue,
+                _ => b.resume_after = None,
+            }
+        }
+        if f.id.is_some() {
+            b.last_event_id = f.id.clone();
+        }
+        let Some(p) = b.pipeline.as_mut() else { break };
+        match serde_json::from_str::<Value>(&f.data) {
+            Ok(v) => out.extend(p.push_value(f.event.as_deref(), v)),
+            Err(e) => {
+                let data: String = f.data.chars().take(200).collect();
+                b.decode_error = Some(format!("invalid JSON in SSE data ({e}): {data}"));
+                break;
+            }
+        }
+    }
+    out
 }
 
 fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
@@ -444,9 +637,26 @@ fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
     b.pending.warnings.extend(warnings);
 }
 
-fn finish_run(l: &Shared, result: Result<(), TransportError>) {
+fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
     let mut b = l.borrow_mut();
+    if b.generation != generation {
+        return;
+    }
     b.abort = None;
+    b.events_url = None;
+    if b.pipeline.is_none() {
+        return;
+    }
+    // A last event without its closing blank line still counts (a common producer bug).
+    if b.decode_error.is_none() && result.is_ok() {
+        match b.decoder.finish() {
+            Ok(frames) => {
+                let delivered = feed(&mut b, frames);
+                record(&mut b, delivered);
+            }
+            Err(e) => b.decode_error = Some(format!("SSE decoding failed: {e}")),
+        }
+    }
     let Some(mut p) = b.pipeline.take() else {
         return;
     };
@@ -454,6 +664,7 @@ fn finish_run(l: &Shared, result: Result<(), TransportError>) {
     b.pipeline = Some(p);
     record(&mut b, delivered);
     let p = b.pipeline.take().expect("pipeline present");
+    let decode_error = b.decode_error.take();
     let error = match (&result, p.outcome()) {
         (Err(TransportError::Aborted), _) => None,
         (Err(TransportError::Http { status, body }), _) => Some(RunErrorView {
@@ -463,6 +674,13 @@ fn finish_run(l: &Shared, result: Result<(), TransportError>) {
         (Err(e), _) => Some(RunErrorView {
             message: e.to_string(),
             code: Some("NETWORK".into()),
+        }),
+        (Ok(()), _) if decode_error.is_some() => Some(RunErrorView {
+            message: format!(
+                "the agent's stream broke the AG-UI protocol: {}",
+                decode_error.as_deref().unwrap_or("")
+            ),
+            code: Some("PROTOCOL".into()),
         }),
         (Ok(()), StreamOutcome::Failed) => Some(RunErrorView {
             message: format!(

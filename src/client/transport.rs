@@ -1,6 +1,8 @@
 //! A run's transport in the browser: `fetch` POST of the `RunAgentInput`, the response body
-//! read as a `ReadableStream` and handed over chunk by chunk as it arrives. No `EventSource`
-//! (it cannot POST). An `AbortController` cancels the request, which ends the server's run.
+//! read as a `ReadableStream` and handed over chunk by chunk as it arrives; `fetch` GET of a
+//! run's event stream to resume it after `Last-Event-ID`. No `EventSource` (it cannot POST, and
+//! it reconnects on its own terms). An `AbortController` cancels the request, which ends the
+//! server's run unless the run was detached.
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -43,16 +45,19 @@ fn js_err(v: JsValue) -> TransportError {
     TransportError::Network(msg)
 }
 
-/// POST a JSON body; `stream` asks for an event stream.
-async fn post(
+/// Send a request; `body` makes it a JSON POST, `stream` asks for an event stream.
+async fn send(
+    method: &str,
     url: &str,
-    body: &str,
+    body: Option<&str>,
     headers: &[(String, String)],
     signal: Option<&AbortSignal>,
     stream: bool,
 ) -> Result<Response, TransportError> {
     let h = Headers::new().map_err(js_err)?;
-    h.set("Content-Type", "application/json").map_err(js_err)?;
+    if body.is_some() {
+        h.set("Content-Type", "application/json").map_err(js_err)?;
+    }
     if stream {
         h.set("Accept", "text/event-stream").map_err(js_err)?;
     }
@@ -60,9 +65,11 @@ async fn post(
         h.set(k, v).map_err(js_err)?;
     }
     let init = RequestInit::new();
-    init.set_method("POST");
+    init.set_method(method);
     init.set_headers(&h);
-    init.set_body(&JsValue::from_str(body));
+    if let Some(body) = body {
+        init.set_body(&JsValue::from_str(body));
+    }
     if let Some(signal) = signal {
         init.set_signal(Some(signal));
     }
@@ -74,29 +81,42 @@ async fn post(
         .unchecked_into())
 }
 
-/// POST `body` to `url` and call `on_chunk` with each piece of the response body as it arrives.
-pub async fn post_stream(
+async fn post(
     url: &str,
     body: &str,
     headers: &[(String, String)],
-    signal: &AbortSignal,
-    mut on_chunk: impl FnMut(&[u8]),
-) -> Result<(), TransportError> {
-    let resp = post(url, body, headers, Some(signal), true).await?;
-    if !resp.ok() {
-        let text = match resp.text() {
-            Ok(p) => JsFuture::from(p)
-                .await
-                .ok()
-                .and_then(|t| t.as_string())
-                .unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        return Err(TransportError::Http {
-            status: resp.status(),
-            body: text,
-        });
+    signal: Option<&AbortSignal>,
+    stream: bool,
+) -> Result<Response, TransportError> {
+    send("POST", url, Some(body), headers, signal, stream).await
+}
+
+/// The body of a response as text (empty if it cannot be read).
+async fn text_of(resp: &Response) -> String {
+    match resp.text() {
+        Ok(p) => JsFuture::from(p)
+            .await
+            .ok()
+            .and_then(|t| t.as_string())
+            .unwrap_or_default(),
+        Err(_) => String::new(),
     }
+}
+
+/// An error status as a [`TransportError::Http`] with its body.
+async fn check(resp: Response) -> Result<Response, TransportError> {
+    if resp.ok() {
+        Ok(resp)
+    } else {
+        Err(TransportError::Http {
+            status: resp.status(),
+            body: text_of(&resp).await,
+        })
+    }
+}
+
+/// Hand each piece of the response body to `on_chunk` as it arrives, until it ends.
+async fn read_body(resp: &Response, mut on_chunk: impl FnMut(&[u8])) -> Result<(), TransportError> {
     let Some(stream) = resp.body() else {
         return Ok(());
     };
@@ -114,6 +134,82 @@ pub async fn post_stream(
             let bytes = Uint8Array::new(&value).to_vec();
             on_chunk(&bytes);
         }
+    }
+}
+
+/// POST `body` to `url` and call `on_chunk` with each piece of the response body as it arrives.
+/// `on_open` sees the response (its headers) once it is known to be a success, before any of
+/// its body.
+pub async fn post_stream(
+    url: &str,
+    body: &str,
+    headers: &[(String, String)],
+    signal: &AbortSignal,
+    on_open: impl FnOnce(&Response),
+    on_chunk: impl FnMut(&[u8]),
+) -> Result<(), TransportError> {
+    let resp = check(post(url, body, headers, Some(signal), true).await?).await?;
+    on_open(&resp);
+    read_body(&resp, on_chunk).await
+}
+
+/// GET an event stream (a run's events, resumed after `Last-Event-ID` when the caller sends it
+/// in `headers`) and call `on_chunk` with each piece as it arrives.
+pub async fn get_stream(
+    url: &str,
+    headers: &[(String, String)],
+    signal: &AbortSignal,
+    on_chunk: impl FnMut(&[u8]),
+) -> Result<(), TransportError> {
+    let resp = check(send("GET", url, None, headers, Some(signal), true).await?).await?;
+    read_body(&resp, on_chunk).await
+}
+
+/// GET a JSON document: `Ok(None)` for 404.
+pub async fn get_json<T: serde::de::DeserializeOwned>(
+    url: &str,
+    headers: &[(String, String)],
+) -> Result<Option<T>, TransportError> {
+    let resp = send("GET", url, None, headers, None, false).await?;
+    if resp.status() == 404 {
+        return Ok(None);
+    }
+    let resp = check(resp).await?;
+    let text = text_of(&resp).await;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| TransportError::Network(format!("unexpected answer from {url}: {e}")))
+}
+
+/// Wait `ms` milliseconds (a `setTimeout` promise).
+pub async fn sleep_ms(ms: u32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Whether `url` is served by the page's own origin (a relative URL, or an absolute one with
+/// the page's origin).
+pub fn is_same_origin(url: &str) -> bool {
+    if url.starts_with('/') && !url.starts_with("//") {
+        return true;
+    }
+    let origin = web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default();
+    !origin.is_empty()
+        && url
+            .strip_prefix(origin.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// Put `url` in the address bar without navigating (`history.replaceState`).
+pub fn replace_url(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(url));
     }
 }
 

@@ -8,7 +8,8 @@
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::hooks::use_query_map;
+use leptos_router::{path, SsrMode};
 
 use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
@@ -18,7 +19,7 @@ use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
 use crate::ui::suggestions::Suggestions;
 use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
-use crate::ui::threads::{ThreadList, ThreadRecord, ThreadStore};
+use crate::ui::threads::{initial_threads, InitialThreads, ThreadList, ThreadRecord, ThreadStore};
 
 /// The HTML document the server renders around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -51,16 +52,36 @@ pub fn App() -> impl IntoView {
         <Title text="agui-studio"/>
         <Router>
             <Routes fallback=NotFound>
-                <Route path=path!("/") view=Studio/>
+                // Async: the page is complete HTML (the thread of `?thread=` included) even for a
+                // reader without JavaScript.
+                <Route path=path!("/") view=Studio ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }
     .into_any()
 }
 
-/// The studio: talk to an AG-UI agent and see everything it streams.
+/// The studio: talk to an AG-UI agent and see everything it streams. The thread named by
+/// `?thread=` (and the list of stored threads) is loaded while the server renders the page.
 #[component]
 pub fn Studio() -> impl IntoView {
+    let requested = use_query_map()
+        .with_untracked(|q| q.get("thread"))
+        .filter(|t| !t.is_empty());
+    let initial = Resource::new(|| (), move |_| initial_threads(requested.clone()));
+    view! {
+        <Suspense fallback=|| view! { <div class="studio loading" aria-busy="true"></div> }>
+            {move || Suspend::new(async move {
+                let initial = initial.await;
+                view! { <StudioPage initial/> }
+            })}
+        </Suspense>
+    }
+    .into_any()
+}
+
+#[component]
+fn StudioPage(initial: InitialThreads) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     let agents = agents_resource();
@@ -73,7 +94,8 @@ pub fn Studio() -> impl IntoView {
             vec![("Authorization".to_string(), format!("Bearer {t}"))]
         }
     });
-    let store = ThreadStore::new(headers);
+    let store = ThreadStore::new(headers, initial);
+    store.sync_address_bar();
     let show_state = RwSignal::new(false);
     let show_events = RwSignal::new(false);
     let url = Signal::derive(move || store.current().url.get());

@@ -55,6 +55,7 @@ fn connection_label(c: Connection) -> &'static str {
         Connection::Idle => "idle",
         Connection::Connecting => "connecting",
         Connection::Streaming => "streaming",
+        Connection::Reconnecting => "reconnecting",
         Connection::Closed => "closed",
         Connection::Failed => "failed",
     }
@@ -164,12 +165,24 @@ pub fn RunStatus(
                     </button>
                 </div>
             </Show>
-            <div class="run-status" data-status=move || status.with(status_key)>
+            <div
+                class="run-status"
+                data-status=move || status.with(status_key)
+                class:reconnecting=move || agent.connection.get() == Connection::Reconnecting
+            >
                 <span class="run-state" role="status">
                     <Show when=move || running.get()>
                         <span class="spinner" aria-hidden="true"></span>
                     </Show>
-                    <span class="run-label">{move || status.with(status_label)}</span>
+                    <span class="run-label">
+                        {move || {
+                            if agent.connection.get() == Connection::Reconnecting {
+                                "Reconnecting…"
+                            } else {
+                                status.with(status_label)
+                            }
+                        }}
+                    </span>
                     {move || {
                         let s = steps.get();
                         (!s.is_empty()).then(|| format!(" — {}", s.join(", ")))

@@ -1,20 +1,67 @@
-//! The threads of this browser tab, and the list to switch between them.
+//! The threads: those this server stores (`GET /api/threads`) and the live sessions of this tab,
+//! and the list to switch between them.
 //!
-//! Each thread is its own live `use_agent` session, created when the user clicks "New thread"
-//! and kept for as long as the page is open. Switching back to a thread therefore shows it
-//! exactly as it was — messages, state, events, pending approvals — and it can be continued (a
-//! run still streaming in a thread you left keeps streaming). Nothing is stored on the server or
-//! in the browser's storage: reloading the page starts over with one empty thread.
+//! Each thread opened in the tab is its own live `use_agent` session, kept for as long as the
+//! page is open: switching back shows it exactly as it was (events, pending approvals, a run
+//! still streaming). A stored thread that is not open yet is loaded with
+//! `GET /api/threads/{id}` when chosen. The thread on screen is in the address bar
+//! (`/?thread=ID`), so a reload brings it back, rendered on the server with its messages.
+//! Threads that talk to a foreign agent URL are not stored by this server: they live in this
+//! tab only.
 
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
-use crate::client::session::{UseAgentOptions, UseAgentReturn};
+use crate::client::session::{Connection, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
 use crate::protocol::types::Message as Msg;
 use crate::ui::agent_picker::DEFAULT_AGENT_URL;
 use crate::ui::util::truncate;
+use crate::wire::{RunState, ThreadSummary, ThreadView};
 
-/// One thread: its session and the endpoint it posts to.
+/// What the page starts with: the stored threads and the thread named by the URL.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct InitialThreads {
+    pub list: Vec<ThreadSummary>,
+    /// The `?thread=` of the URL, whether or not the server knows it.
+    pub requested: Option<String>,
+    pub current: Option<ThreadView>,
+}
+
+/// The stored threads and the one named by `requested`. Under SSR they come from the
+/// `AppState` in context (nothing without it, e.g. in unit tests); the browser reads them from
+/// the server-rendered page.
+pub fn initial_threads(
+    requested: Option<String>,
+) -> impl std::future::Future<Output = InitialThreads> + Send + 'static {
+    #[cfg(feature = "ssr")]
+    let state = use_context::<crate::server::AppState>();
+    async move {
+        #[cfg(feature = "ssr")]
+        if let Some(state) = state {
+            use crate::server::threads::{thread_list, thread_view};
+            let list = thread_list(&state)
+                .await
+                .map(|l| l.threads)
+                .unwrap_or_default();
+            let current = match &requested {
+                Some(id) => thread_view(&state, id).await.ok().flatten(),
+                None => None,
+            };
+            return InitialThreads {
+                list,
+                requested,
+                current,
+            };
+        }
+        InitialThreads {
+            requested,
+            ..Default::default()
+        }
+    }
+}
+
+/// One open thread: its session and the endpoint it posts to.
 #[derive(Clone, Copy)]
 pub struct ThreadRecord {
     /// Unique in the tab (0 is the thread the page starts with).
@@ -23,33 +70,126 @@ pub struct ThreadRecord {
     pub agent: UseAgentReturn,
 }
 
-/// The threads of the tab and which one is shown.
+/// The threads and which one is shown.
 #[derive(Clone, Copy)]
 pub struct ThreadStore {
+    /// The sessions open in this tab.
     pub threads: RwSignal<Vec<ThreadRecord>>,
     pub active: RwSignal<usize>,
+    /// The threads this server stores, most recently updated first.
+    pub stored: RwSignal<Vec<ThreadSummary>>,
+    /// The stored thread being loaded, if any.
+    pub loading: RwSignal<Option<String>>,
+    /// Why the last thread could not be loaded.
+    pub load_error: RwSignal<Option<String>>,
     headers: Signal<Vec<(String, String)>>,
     /// The studio's owner: sessions created from event handlers live as long as the studio.
     owner: StoredValue<Owner>,
 }
 
+/// The endpoint of a stored thread's agent.
+fn agent_url(agent_id: Option<&str>) -> String {
+    agent_id
+        .map(|a| format!("/api/agents/{}", crate::wire::encode_segment(a)))
+        .unwrap_or_else(|| DEFAULT_AGENT_URL.to_string())
+}
+
+/// Whether `url` is an endpoint of the page's own server (relative).
+fn is_local(url: &str) -> bool {
+    url.starts_with('/') && !url.starts_with("//")
+}
+
 impl ThreadStore {
-    /// The store with one empty thread posting to [`DEFAULT_AGENT_URL`]. Call inside the
+    /// The store with the thread the page starts with: the one `initial` names (its messages
+    /// and state), else an empty one posting to [`DEFAULT_AGENT_URL`]. Call inside the
     /// component that owns the studio.
-    pub fn new(headers: Signal<Vec<(String, String)>>) -> Self {
+    pub fn new(headers: Signal<Vec<(String, String)>>, initial: InitialThreads) -> Self {
         let owner = Owner::current().unwrap_or_default();
-        let first = session(0, DEFAULT_AGENT_URL.to_string(), headers);
-        ThreadStore {
-            threads: RwSignal::new(vec![first]),
+        let store = ThreadStore {
+            threads: RwSignal::new(Vec::new()),
             active: RwSignal::new(0),
+            stored: RwSignal::new(initial.list),
+            loading: RwSignal::new(None),
+            load_error: RwSignal::new(None),
             headers,
             owner: StoredValue::new(owner),
-        }
+        };
+        let first = match initial.current {
+            Some(view) => store.session(0, Some(view), None),
+            None => store.session(0, None, initial.requested),
+        };
+        store.threads.set(vec![first]);
+        store
+    }
+
+    /// A session: of a stored thread (`view`), or empty with `thread_id` (a fresh id if none).
+    fn session(
+        &self,
+        key: usize,
+        view: Option<ThreadView>,
+        thread_id: Option<String>,
+    ) -> ThreadRecord {
+        let (url, options) = match view {
+            Some(v) => (
+                agent_url(v.agent_id.as_deref()),
+                UseAgentOptions {
+                    url: Signal::default(),
+                    headers: self.headers,
+                    tools: Vec::new(),
+                    initial_messages: v.messages,
+                    initial_state: Some(v.state),
+                    initial_thread_id: Some(v.id),
+                },
+            ),
+            None => (
+                DEFAULT_AGENT_URL.to_string(),
+                UseAgentOptions {
+                    url: Signal::default(),
+                    headers: self.headers,
+                    tools: Vec::new(),
+                    initial_messages: Vec::new(),
+                    initial_state: None,
+                    initial_thread_id: thread_id,
+                },
+            ),
+        };
+        let url = RwSignal::new(url);
+        let agent = use_agent(UseAgentOptions {
+            url: url.into(),
+            ..options
+        });
+        // The stored list changes when a run on this server ends.
+        let store = *self;
+        Effect::new(move |was_running: Option<bool>| {
+            let running = agent.is_running.get();
+            let ended = matches!(
+                agent.connection.get_untracked(),
+                Connection::Closed | Connection::Failed
+            );
+            if was_running == Some(true) && !running && ended && is_local(&url.get_untracked()) {
+                store.refresh();
+            }
+            running
+        });
+        ThreadRecord { key, url, agent }
+    }
+
+    fn next_key(&self) -> usize {
+        self.threads
+            .with_untracked(|t| t.iter().map(|r| r.key).max().unwrap_or(0) + 1)
     }
 
     /// The thread on screen (tracks `active`).
     pub fn current(&self) -> ThreadRecord {
         let key = self.active.get();
+        self.threads
+            .with_untracked(|t| t.iter().find(|r| r.key == key).or(t.first()).copied())
+            .expect("the store always has a thread")
+    }
+
+    /// The thread on screen, without tracking.
+    pub fn current_untracked(&self) -> ThreadRecord {
+        let key = self.active.get_untracked();
         self.threads
             .with_untracked(|t| t.iter().find(|r| r.key == key).or(t.first()).copied())
             .expect("the store always has a thread")
@@ -62,37 +202,101 @@ impl ThreadStore {
         if current.agent.messages.with_untracked(Vec::is_empty) {
             return;
         }
-        let key = self
-            .threads
-            .with_untracked(|t| t.iter().map(|r| r.key).max().unwrap_or(0) + 1);
+        let key = self.next_key();
         let url = current.url.get_untracked();
-        let headers = self.headers;
+        let store = *self;
         let record = self
             .owner
-            .with_value(|o| o.with(|| session(key, url, headers)));
+            .with_value(|o| o.with(|| store.session(key, None, None)));
+        record.url.set(url);
         self.threads.update(|t| t.push(record));
         self.active.set(key);
     }
 
-    /// The thread on screen, without tracking.
-    pub fn current_untracked(&self) -> ThreadRecord {
-        let key = self.active.get_untracked();
-        self.threads
-            .with_untracked(|t| t.iter().find(|r| r.key == key).or(t.first()).copied())
-            .expect("the store always has a thread")
+    /// Show the thread `id`: its open session, or the stored thread loaded from the server.
+    pub fn open(&self, id: String) {
+        let open = self.threads.with_untracked(|t| {
+            t.iter()
+                .find(|r| r.agent.thread_id.with_untracked(|t| *t == id))
+                .map(|r| r.key)
+        });
+        if let Some(key) = open {
+            self.active.set(key);
+            return;
+        }
+        #[cfg(feature = "hydrate")]
+        {
+            if self.loading.get_untracked().as_deref() == Some(id.as_str()) {
+                return;
+            }
+            self.loading.set(Some(id.clone()));
+            self.load_error.set(None);
+            let store = *self;
+            let headers = self.headers.get_untracked();
+            leptos::task::spawn_local(async move {
+                let url = format!("/api/threads/{}", crate::wire::encode_segment(&id));
+                let result = crate::client::transport::get_json::<ThreadView>(&url, &headers).await;
+                if store.loading.get_untracked().as_deref() != Some(id.as_str()) {
+                    return;
+                }
+                store.loading.set(None);
+                match result {
+                    Ok(Some(view)) => {
+                        let key = store.next_key();
+                        let record = store
+                            .owner
+                            .with_value(|o| o.with(|| store.session(key, Some(view), None)));
+                        store.threads.update(|t| t.push(record));
+                        store.active.set(key);
+                    }
+                    Ok(None) => store
+                        .load_error
+                        .set(Some("This thread no longer exists on the server.".into())),
+                    Err(e) => store
+                        .load_error
+                        .set(Some(format!("The thread could not be loaded: {e}"))),
+                }
+            });
+        }
     }
-}
 
-fn session(key: usize, url: String, headers: Signal<Vec<(String, String)>>) -> ThreadRecord {
-    let url = RwSignal::new(url);
-    let agent = use_agent(UseAgentOptions {
-        url: url.into(),
-        headers,
-        tools: Vec::new(),
-        initial_messages: Vec::new(),
-        initial_thread_id: None,
-    });
-    ThreadRecord { key, url, agent }
+    /// Read the stored threads again (browser only).
+    pub fn refresh(&self) {
+        #[cfg(feature = "hydrate")]
+        {
+            let store = *self;
+            let headers = self.headers.get_untracked();
+            leptos::task::spawn_local(async move {
+                let list = crate::client::transport::get_json::<crate::wire::ThreadList>(
+                    "/api/threads",
+                    &headers,
+                )
+                .await;
+                if let Ok(Some(list)) = list {
+                    store.stored.set(list.threads);
+                }
+            });
+        }
+    }
+
+    /// Keeps the address bar on the thread shown (`/?thread=ID` for threads this server stores,
+    /// `/` for threads of a foreign agent), so that a reload brings it back.
+    pub fn sync_address_bar(&self) {
+        #[cfg(feature = "hydrate")]
+        {
+            let store = *self;
+            Effect::new(move |_| {
+                let record = store.current();
+                let id = record.agent.thread_id.get();
+                let target = if is_local(&record.url.get()) && !id.is_empty() {
+                    format!("/?thread={}", crate::wire::encode_segment(&id))
+                } else {
+                    "/".to_string()
+                };
+                crate::client::transport::replace_url(&target);
+            });
+        }
+    }
 }
 
 /// The thread's title: its first user message, shortened.
@@ -113,8 +317,57 @@ fn agent_label(url: &str) -> String {
     trimmed.rsplit('/').next().unwrap_or(trimmed).to_string()
 }
 
-/// The thread list: a "New thread" button and one button per thread of this tab (newest first,
-/// titled by the first user message; `aria-current="true"` on the one shown).
+fn messages_label(n: u64) -> String {
+    format!("{n} message{}", if n == 1 { "" } else { "s" })
+}
+
+/// An entry of the list: a thread open in the tab, or a stored thread not open yet.
+#[derive(Clone)]
+enum Entry {
+    Open(ThreadRecord),
+    Stored(ThreadSummary),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum EntryKey {
+    Open(usize),
+    Stored(String, i64, u64),
+}
+
+impl Entry {
+    fn key(&self) -> EntryKey {
+        match self {
+            Entry::Open(r) => EntryKey::Open(r.key),
+            Entry::Stored(s) => EntryKey::Stored(s.id.clone(), s.updated_at, s.message_count),
+        }
+    }
+}
+
+/// The entries, most recent first: open threads the server does not list (new ones, foreign
+/// agents) newest first, then the stored threads in the server's order, each shown by its open
+/// session when it has one.
+fn entries(open: &[ThreadRecord], stored: &[ThreadSummary]) -> Vec<Entry> {
+    let id_of = |r: &ThreadRecord| r.agent.thread_id.get();
+    let mut out: Vec<Entry> = open
+        .iter()
+        .rev()
+        .filter(|r| {
+            let id = id_of(r);
+            !stored.iter().any(|s| s.id == id)
+        })
+        .map(|r| Entry::Open(*r))
+        .collect();
+    for s in stored {
+        match open.iter().find(|r| id_of(r) == s.id) {
+            Some(r) => out.push(Entry::Open(*r)),
+            None => out.push(Entry::Stored(s.clone())),
+        }
+    }
+    out
+}
+
+/// The thread list: a "New thread" button and one button per thread (most recent first, titled
+/// by the first user message; `aria-current="true"` on the one shown).
 #[component]
 pub fn ThreadList(
     /// The threads.
@@ -128,10 +381,87 @@ pub fn ThreadList(
             cb.run(());
         }
     };
-    let items = move || {
-        let mut t = store.threads.get();
-        t.reverse();
-        t
+    let items = move || store.threads.with(|t| store.stored.with(|s| entries(t, s)));
+    let open_view = move |r: ThreadRecord| {
+        let key = r.key;
+        let agent = r.agent;
+        let is_current = move || store.active.get() == key;
+        let title = move || title_of(agent).filter(|t| !t.is_empty());
+        let count = move || agent.messages.with(Vec::len) as u64;
+        view! {
+            <li>
+                <button
+                    type="button"
+                    class="thread-item"
+                    class:current=is_current
+                    aria-current=move || is_current().then_some("true")
+                    on:click=move |_| {
+                        store.active.set(key);
+                        picked();
+                    }
+                >
+                    <span class="thread-title">
+                        {move || title().unwrap_or_else(|| "Untitled thread".into())}
+                    </span>
+                    <span class="thread-meta">
+                        <span
+                            class="thread-dot"
+                            class:running=move || agent.is_running.get()
+                            aria-hidden="true"
+                        ></span>
+                        {move || agent_label(&r.url.get())}
+                        " · "
+                        {move || messages_label(count())}
+                        {move || agent.is_running.get().then_some(" · running")}
+                        {move || (!is_local(&r.url.get())).then_some(" · this tab only")}
+                    </span>
+                </button>
+            </li>
+        }
+        .into_any()
+    };
+    let stored_view = move |s: ThreadSummary| {
+        let id = s.id.clone();
+        let busy = {
+            let id = id.clone();
+            move || store.loading.with(|l| l.as_deref() == Some(id.as_str()))
+        };
+        let title = if s.title.trim().is_empty() {
+            "Untitled thread".to_string()
+        } else {
+            truncate(s.title.trim(), 60)
+        };
+        let running = s
+            .last_run
+            .as_ref()
+            .is_some_and(|r| r.status == RunState::Running);
+        let agent = agent_label(&agent_url(s.agent_id.as_deref()));
+        let meta = format!(
+            "{agent} · {}{}",
+            messages_label(s.message_count),
+            if running { " · running" } else { "" }
+        );
+        view! {
+            <li>
+                <button
+                    type="button"
+                    class="thread-item"
+                    data-thread-id=id.clone()
+                    aria-busy=move || busy().to_string()
+                    on:click=move |_| {
+                        store.open(id.clone());
+                        picked();
+                    }
+                >
+                    <span class="thread-title">{title}</span>
+                    <span class="thread-meta">
+                        <span class="thread-dot" class:running=running aria-hidden="true"></span>
+                        {meta}
+                    </span>
+                </button>
+            </li>
+        }
+        .into_any()
     };
     view! {
         <nav class="threads" aria-label="Threads">
@@ -146,48 +476,16 @@ pub fn ThreadList(
                 <span aria-hidden="true" class="plus">"+"</span>
                 " New thread"
             </button>
+            <p class="thread-error" role="alert" hidden=move || store.load_error.with(Option::is_none)>
+                {move || store.load_error.get()}
+            </p>
             <ul class="thread-list">
                 <For
                     each=items
-                    key=|r| r.key
-                    children=move |r| {
-                        let key = r.key;
-                        let agent = r.agent;
-                        let is_current = move || store.active.get() == key;
-                        let title = move || title_of(agent).filter(|t| !t.is_empty());
-                        let count = move || agent.messages.with(Vec::len);
-                        view! {
-                            <li>
-                                <button
-                                    type="button"
-                                    class="thread-item"
-                                    class:current=is_current
-                                    aria-current=move || is_current().then_some("true")
-                                    on:click=move |_| {
-                                        store.active.set(key);
-                                        picked();
-                                    }
-                                >
-                                    <span class="thread-title">
-                                        {move || title().unwrap_or_else(|| "Untitled thread".into())}
-                                    </span>
-                                    <span class="thread-meta">
-                                        <span
-                                            class="thread-dot"
-                                            class:running=move || agent.is_running.get()
-                                            aria-hidden="true"
-                                        ></span>
-                                        {move || agent_label(&r.url.get())}
-                                        " · "
-                                        {move || {
-                                            let n = count();
-                                            format!("{n} message{}", if n == 1 { "" } else { "s" })
-                                        }}
-                                        {move || agent.is_running.get().then_some(" · running")}
-                                    </span>
-                                </button>
-                            </li>
-                        }
+                    key=Entry::key
+                    children=move |e| match e {
+                        Entry::Open(r) => open_view(r),
+                        Entry::Stored(s) => stored_view(s),
                     }
                 />
             </ul>

@@ -1,0 +1,248 @@
+// Threads stored by the server and resumable runs, as a user sees them in Chromium: a reload brings
+// the conversation back (rendered on the server, readable without JavaScript), the thread list
+// switches between threads, a run whose connection breaks resumes by itself and ends exactly as
+// an uninterrupted run, and Stop cancels a detached run on the server.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServer, stopServer, launchBrowser, watchProblems } from "./support.mjs";
+
+const shots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../screenshots");
+let server;
+let browser;
+
+before(async () => {
+  // Slow enough (long 3000 takes about 6 s) to break a run's connection twice while it streams.
+  server = await startServer(["--demo-delay-ms", "20"]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  stopServer(server);
+});
+
+async function open(url = server.url) {
+  const page = await browser.context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(url);
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  return { page, problems };
+}
+
+async function send(page, text) {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+async function idle(page, timeout = 30000) {
+  await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
+}
+
+const log = (page) => page.getByRole("log", { name: "Conversation" });
+const threads = (page) => page.getByRole("navigation", { name: "Threads" });
+const threadOf = (page) => new URL(page.url()).searchParams.get("thread");
+const lastAnswer = (page) => log(page).locator(".msg-assistant .md").last().innerText();
+
+test("a reload restores the conversation, rendered on the server before hydration", async () => {
+  const { page, problems } = await open();
+  await send(page, "hello reload");
+  await idle(page);
+  await log(page).getByText("Hello from agui-studio").first().waitFor();
+  const id = threadOf(page);
+  assert.ok(id, `the thread is in the URL: ${page.url()}`);
+
+  // The page's HTML already holds the conversation.
+  const html = await (await fetch(`${server.url}/?thread=${encodeURIComponent(id)}`)).text();
+  assert.match(html, /hello reload/);
+  assert.match(html, /Hello from agui-studio/);
+
+  // And a browser without JavaScript shows it.
+  const noJs = await launchBrowser({ javaScriptEnabled: false });
+  try {
+    const plain = await noJs.context.newPage();
+    await plain.goto(`${server.url}/?thread=${encodeURIComponent(id)}`);
+    const text = await plain.getByRole("log", { name: "Conversation" }).innerText();
+    assert.match(text, /hello reload/);
+    assert.match(text, /Hello from agui-studio/);
+    assert.equal(await plain.textContent("#hydration-status"), "server-rendered");
+  } finally {
+    await noJs.close();
+  }
+
+  // After the reload the conversation is live and goes on in the same thread.
+  await page.reload();
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  await log(page).getByText("Hello from agui-studio").first().waitFor();
+  await send(page, "backend_tool 6 * 7");
+  await idle(page);
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
+  assert.equal(threadOf(page), id);
+  const view = await (await fetch(`${server.url}/api/threads/${encodeURIComponent(id)}`)).json();
+  assert.ok(view.messages.some((m) => m.role === "user" && m.content === "hello reload"));
+  assert.ok(view.messages.some((m) => m.role === "user" && m.content === "backend_tool 6 * 7"));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the thread list switches between two threads, also after a reload", async () => {
+  const { page, problems } = await open();
+  await send(page, "hello alpha");
+  await idle(page);
+  const alpha = threadOf(page);
+  await threads(page).getByRole("button", { name: "New thread" }).click();
+  await send(page, "backend_tool 3 * 5");
+  await idle(page);
+  const beta = threadOf(page);
+  assert.ok(alpha && beta && alpha !== beta, `${alpha} / ${beta}`);
+
+  const item = (title) => threads(page).getByRole("button", { name: new RegExp(`^${title}`) });
+  await item("hello alpha").click();
+  await log(page).getByText("Hello from agui-studio").first().waitFor();
+  assert.equal(threadOf(page), alpha);
+  assert.equal(await item("hello alpha").getAttribute("aria-current"), "true");
+  assert.doesNotMatch(await log(page).innerText(), /3 \* 5 = 15/);
+  await item("backend_tool 3").click();
+  await log(page).getByText("3 * 5 = 15").first().waitFor();
+  assert.equal(threadOf(page), beta);
+
+  // After a reload only the thread of the URL is open; the other one loads from the server.
+  await page.reload();
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  await log(page).getByText("3 * 5 = 15").first().waitFor();
+  await item("hello alpha").click();
+  await log(page).getByText("Hello from agui-studio").first().waitFor();
+  assert.equal(threadOf(page), alpha);
+  assert.doesNotMatch(await log(page).innerText(), /3 \* 5 = 15/);
+  // After the transcript's fade-in.
+  await page.waitForTimeout(400);
+  await shoot(page, "threads");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/**
+ * A TCP proxy in front of the server that can cut every connection: `cut()` destroys all proxied
+ * sockets and refuses new connections for `downMs`.
+ */
+async function startProxy(target, downMs) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set();
+  let down = false;
+  const proxy = net.createServer((client) => {
+    if (down) return client.destroy();
+    const upstream = net.connect(Number(port), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => sockets.delete(s));
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise((r) => proxy.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${proxy.address().port}`,
+    cut: () => {
+      down = true;
+      for (const s of sockets) s.destroy();
+      setTimeout(() => (down = false), downMs);
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => proxy.close(r));
+    },
+  };
+}
+
+/** Wait until the streaming answer shows the number `n`. */
+async function answerReaches(page, n) {
+  await page.waitForFunction(
+    (n) => {
+      const md = [...document.querySelectorAll(".msg-assistant .md")].at(-1);
+      return md && new RegExp(`\\b${n}\\b`).test(md.textContent);
+    },
+    n,
+    { timeout: 20000, polling: 50 },
+  );
+}
+
+test("a run whose connection breaks reconnects and ends as if nothing happened", async () => {
+  // The same scenario without interruption, for reference.
+  const direct = await open();
+  await send(direct.page, "long 3000");
+  await idle(direct.page, 60000);
+  const expected = await lastAnswer(direct.page);
+  assert.match(expected, /^0 1 2 .* 2999$/s);
+  await direct.page.close();
+
+  const proxy = await startProxy(server.url, 1500);
+  try {
+    const { page, problems } = await open(proxy.url);
+    await send(page, "long 3000");
+    await answerReaches(page, 800);
+    proxy.cut();
+    await page.getByText("Reconnecting…").waitFor({ timeout: 5000 });
+    await shoot(page, "reconnecting");
+    await page.getByText("Reconnecting…").waitFor({ state: "detached", timeout: 10000 });
+    await answerReaches(page, 1800);
+    proxy.cut();
+    await page.getByText("Reconnecting…").waitFor({ timeout: 5000 });
+    await idle(page, 60000);
+    assert.equal(await lastAnswer(page), expected);
+    assert.equal(await page.getByRole("alert").count(), 0, "no error banner");
+    const events = await page.evaluate(() =>
+      performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/runs/")).length,
+    );
+    assert.ok(events >= 2, `resumed with GET /api/runs/…/events (${events} requests)`);
+    // Only the failed fetches of the broken connections were reported.
+    assert.deepEqual(
+      problems.filter((p) => !/ERR_|Failed to fetch|network/i.test(p)),
+      [],
+    );
+    await page.close();
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("Stop cancels a detached run on the server", async () => {
+  const { page, problems } = await open();
+  await send(page, "long 1000000");
+  const stop = page.getByRole("button", { name: "Stop" });
+  await stop.waitFor({ timeout: 10000 });
+  await page.waitForTimeout(500);
+  const id = threadOf(page);
+  await stop.click();
+  await idle(page, 10000);
+  // Aborting the request alone would leave a detached run going: the server says it ended.
+  let status;
+  for (let i = 0; i < 50; i += 1) {
+    const view = await (await fetch(`${server.url}/api/threads/${encodeURIComponent(id)}`)).json();
+    status = view.runs.at(-1)?.status;
+    if (status !== "running") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(status, "cancelled");
+  assert.deepEqual(problems.filter((p) => !/abort/i.test(p)), []);
+  await page.close();
+});
+
+/** Screenshots `${name}-light.png` and `${name}-dark.png`; leaves the page in the light theme. */
+async function shoot(page, name) {
+  const toggle = page.getByRole("button", { name: "Toggle theme" });
+  const theme = async (dark) => {
+    if ((await toggle.getAttribute("aria-pressed")) !== String(dark)) {
+      await toggle.click();
+      await page.waitForTimeout(300);
+    }
+  };
+  await theme(false);
+  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage: true });
+  await theme(true);
+  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage: true });
+  await theme(false);
+}
