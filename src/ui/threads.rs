@@ -31,6 +31,9 @@ pub struct InitialThreads {
 /// The stored threads and the one named by `requested`. Under SSR they come from the
 /// `AppState` in context (nothing without it, e.g. in unit tests); the browser reads them from
 /// the server-rendered page.
+// Not an `async fn`: under SSR the context must be read when the resource is created, not
+// when the future is first polled.
+#[allow(clippy::manual_async_fn)]
 pub fn initial_threads(
     requested: Option<String>,
 ) -> impl std::future::Future<Output = InitialThreads> + Send + 'static {
@@ -220,10 +223,16 @@ impl ThreadStore {
                 .find(|r| r.agent.thread_id.with_untracked(|t| *t == id))
                 .map(|r| r.key)
         });
-        if let Some(key) = open {
-            self.active.set(key);
-            return;
+        match open {
+            Some(key) => self.active.set(key),
+            None => self.load(id),
         }
+    }
+
+    /// Load the stored thread `id` and show it (browser only).
+    fn load(&self, id: String) {
+        #[cfg(not(feature = "hydrate"))]
+        let _ = id;
         #[cfg(feature = "hydrate")]
         {
             if self.loading.get_untracked().as_deref() == Some(id.as_str()) {

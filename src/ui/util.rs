@@ -93,26 +93,6 @@ pub fn stick_to_bottom(
     (following, on_scroll, jump)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncates_on_char_boundaries() {
-        assert_eq!(truncate("héllo", 2), "hé…");
-        assert_eq!(truncate("hi", 5), "hi");
-    }
-
-    #[test]
-    fn pretty_json_only_for_json() {
-        assert_eq!(
-            pretty_json("{\"a\":1}").as_deref(),
-            Some("{\n  \"a\": 1\n}")
-        );
-        assert_eq!(pretty_json("{\"a\":"), None);
-    }
-}
-
 /// The `toggle` handler of a `<details>` whose `open` the app drives while `auto` is set: when
 /// the user opens or closes it themselves, the app stops driving it.
 pub fn on_user_toggle(
@@ -132,5 +112,25 @@ pub fn on_user_toggle(
             auto.set(false);
             open.set(now_open);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncates_on_char_boundaries() {
+        assert_eq!(truncate("héllo", 2), "hé…");
+        assert_eq!(truncate("hi", 5), "hi");
+    }
+
+    #[test]
+    fn pretty_json_only_for_json() {
+        assert_eq!(
+            pretty_json("{\"a\":1}").as_deref(),
+            Some("{\n  \"a\": 1\n}")
+        );
+        assert_eq!(pretty_json("{\"a\":"), None);
     }
 }
