@@ -13,7 +13,10 @@ try {
   await page.addInitScript(() => {
     window.__longtasks = [];
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longtasks.push(e.duration);
+      for (const e of list.getEntries()) {
+        window.__longtasks.push(e.duration);
+        (window.__longtaskAt ??= []).push([e.startTime, e.duration]);
+      }
     }).observe({ type: "longtask", buffered: true });
     window.__lastMutation = 0;
     document.addEventListener("DOMContentLoaded", () => {
@@ -25,7 +28,7 @@ try {
   });
   await page.goto(server.url);
   await page.waitForSelector('#hydration-status[data-hydrated="true"]');
-  await page.evaluate(() => { window.__longtasks = []; });
+  await page.evaluate(() => { window.__longtasks = []; window.__longtaskAt = []; });
   // Where the main thread's time goes (script vs. style/layout), from Chromium's own counters.
   const cdp = await browser.context.newCDPSession(page);
   await cdp.send("Performance.enable");
@@ -50,6 +53,8 @@ try {
       count: window.__longtasks.length,
       responseEnd: last?.responseEnd ?? null,
       lastPaint: window.__lastPaint ?? null,
+      top: (window.__longtaskAt ?? []).sort((a, b) => b[1] - a[1]).slice(0, 5),
+      runStart: runs[runs.length - 1]?.startTime ?? null,
     };
   });
   console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
@@ -58,6 +63,10 @@ try {
     `main thread: tasks ${spent("TaskDuration")} ms, script ${spent("ScriptDuration")} ms, ` +
       `style ${spent("RecalcStyleDuration")} ms, layout ${spent("LayoutDuration")} ms`,
   );
+  if (process.env.BENCH_VERBOSE && r.runStart != null) {
+    const at = r.top.map(([t, d]) => `${d.toFixed(0)} ms at +${((t - r.runStart) / 1000).toFixed(1)} s`);
+    console.log(`longest tasks: ${at.join(", ")}`);
+  }
   if (r.responseEnd != null && r.lastPaint != null) {
     console.log(`last byte → last paint: ${(r.lastPaint - r.responseEnd).toFixed(0)} ms`);
   }
