@@ -32,7 +32,7 @@ pub const V1_0: Version = (1, 0, 0);
 const V0_0_40: Version = (0, 0, 40);
 
 /// The first version with `encryptedValueType`.
-const V1_1: Version = (1, 1, 0);
+pub const V1_1: Version = (1, 1, 0);
 
 /// Rewrite an event we produce for a peer that declared an older protocol version in its
 /// `RunAgentInput`, so it receives only what its version defines (a party that knows its peer

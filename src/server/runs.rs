@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::chunks::ChunkExpander;
-use crate::protocol::compat::{downgrade_event, parse_version, Version};
+use crate::protocol::compat::{downgrade_event, parse_version, Version, V1_1};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
@@ -39,7 +39,7 @@ pub struct Observed {
     pub seq: u64,
     pub thread_id: String,
     pub run_id: String,
-    pub json: String,
+    pub json: Arc<str>,
 }
 
 struct ActiveRun {
@@ -50,11 +50,33 @@ struct ActiveRun {
     started: Instant,
 }
 
-/// One event of a run, numbered from 1 (its SSE id).
+/// One event of a run, numbered from 1 (its SSE id), with its JSON (encoded once, shared by
+/// the database, observers and every reader).
 #[derive(Debug)]
 pub struct Logged {
     pub seq: u64,
     pub event: Event,
+    pub json: Arc<str>,
+}
+
+/// An event as a reader hands it out: as logged, or downgraded for an older peer.
+pub struct Frame {
+    pub seq: u64,
+    logged: Arc<Logged>,
+    downgraded: Option<Event>,
+}
+
+impl Frame {
+    pub fn event(&self) -> &Event {
+        self.downgraded.as_ref().unwrap_or(&self.logged.event)
+    }
+
+    pub fn json(&self) -> std::borrow::Cow<'_, str> {
+        match &self.downgraded {
+            Some(e) => e.to_json().into(),
+            None => (&*self.logged.json).into(),
+        }
+    }
 }
 
 /// A live run's events: the newest [`LIVE_WINDOW`] in memory, readers woken as events arrive.
@@ -443,7 +465,7 @@ impl Runs {
         thread_id: &str,
         run_id: &str,
         event: &Event,
-        json: String,
+        json: Arc<str>,
         chunks: &mut ChunkExpander,
     ) {
         // The store is a client of the run like any other: chunks become triads first.
@@ -506,11 +528,11 @@ impl RunSink {
             event.timestamp = Some(now_ms());
         }
         self.seq += 1;
-        let json = event.to_json();
+        let json: Arc<str> = event.to_json().into();
         let store = self.runs.store.clone();
         if let Some(store) = &store {
             // Waits when the disk is behind: the run goes at the pace its events are kept.
-            store.event(&self.run_id, self.seq, &json).await;
+            store.event(&self.run_id, self.seq, json.clone()).await;
         } else {
             // A run with no reader would otherwise never yield.
             tokio::task::consume_budget().await;
@@ -519,13 +541,14 @@ impl RunSink {
             &self.thread_id,
             &self.run_id,
             &event,
-            json,
+            json.clone(),
             &mut self.chunks,
         );
         self.log.push(
             Arc::new(Logged {
                 seq: self.seq,
                 event,
+                json,
             }),
             store.is_some(),
         );
@@ -549,31 +572,31 @@ pub struct RunReader {
 impl RunReader {
     /// The next event with its number, downgraded for an older peer (events it does not know
     /// are skipped); None after the last.
-    pub async fn next(&mut self) -> Option<(u64, Event)> {
+    pub async fn next(&mut self) -> Option<Frame> {
         loop {
             let logged = self.next_logged().await?;
-            if let Some(e) = self.shape(&logged) {
-                return Some((logged.seq, e));
+            if let Some(f) = self.shape(logged) {
+                return Some(f);
             }
         }
     }
 
     /// The next event if one is ready now, without waiting.
-    pub fn ready(&mut self) -> Option<(u64, Event)> {
+    pub fn ready(&mut self) -> Option<Frame> {
         loop {
             if self.pending.is_empty() {
                 self.fill_from_log();
             }
             let logged = self.pending.pop_front()?;
-            if let Some(e) = self.shape(&logged) {
-                return Some((logged.seq, e));
+            if let Some(f) = self.shape(logged) {
+                return Some(f);
             }
         }
     }
 
-    /// Like [`RunReader::next`] without the sequence number.
+    /// Like [`RunReader::next`], as an owned event.
     pub async fn recv(&mut self) -> Option<Event> {
-        self.next().await.map(|(_, e)| e)
+        self.next().await.map(|f| f.event().clone())
     }
 
     /// The number of the last event taken.
@@ -581,11 +604,16 @@ impl RunReader {
         self.after
     }
 
-    fn shape(&self, logged: &Logged) -> Option<Event> {
-        match self.peer {
-            Some(v) => downgrade_event(logged.event.clone(), v),
-            None => Some(logged.event.clone()),
-        }
+    fn shape(&self, logged: Arc<Logged>) -> Option<Frame> {
+        let downgraded = match self.peer {
+            Some(v) if v < V1_1 => Some(downgrade_event(logged.event.clone(), v)?),
+            _ => None,
+        };
+        Some(Frame {
+            seq: logged.seq,
+            logged,
+            downgraded,
+        })
     }
 
     /// Take what the in-memory log has after our position. Returns false when the log no
@@ -658,7 +686,11 @@ impl RunReader {
                 .ok()
                 .and_then(|v| Event::from_value(v).ok());
             match event {
-                Some(event) => self.pending.push_back(Arc::new(Logged { seq, event })),
+                Some(event) => self.pending.push_back(Arc::new(Logged {
+                    seq,
+                    event,
+                    json: json.into(),
+                })),
                 None => tracing::error!(run = %self.run_id, seq, "a stored event does not parse"),
             }
         }

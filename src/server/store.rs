@@ -39,7 +39,7 @@ enum Op {
     Event {
         run_id: String,
         seq: u64,
-        json: String,
+        json: std::sync::Arc<str>,
     },
     RunEnded {
         thread_id: String,
@@ -134,11 +134,11 @@ impl Store {
     }
 
     /// Event number `seq` (1-based) of a run.
-    pub async fn event(&self, run_id: &str, seq: u64, json: &str) {
+    pub async fn event(&self, run_id: &str, seq: u64, json: std::sync::Arc<str>) {
         self.send(Op::Event {
             run_id: run_id.to_string(),
             seq,
-            json: json.to_string(),
+            json,
         })
         .await;
     }
@@ -318,7 +318,7 @@ impl Store {
             });
             end.timestamp = Some(now);
             conv.apply(&end);
-            self.event(&run_id, last + 1, &end.to_json()).await;
+            self.event(&run_id, last + 1, end.to_json().into()).await;
             self.run_ended(
                 &run_id,
                 RunState::Interrupted,
@@ -412,7 +412,7 @@ async fn apply(
     let mut tx = pool.begin().await?;
     // Consecutive events go in multi-row inserts: a statement per event would cost more than
     // the writing itself.
-    let mut events: Vec<(String, u64, String)> = Vec::new();
+    let mut events: Vec<(String, u64, std::sync::Arc<str>)> = Vec::new();
     for op in batch.drain(..) {
         if let Op::Event { run_id, seq, json } = op {
             events.push((run_id, seq, json));
@@ -508,7 +508,7 @@ const EVENTS_PER_INSERT: usize = 256;
 
 async fn insert_events(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    events: &mut Vec<(String, u64, String)>,
+    events: &mut Vec<(String, u64, std::sync::Arc<str>)>,
 ) -> Result<(), sqlx::Error> {
     if events.is_empty() {
         return Ok(());
@@ -519,7 +519,7 @@ async fn insert_events(
     q.push_values(events.iter(), |mut row, (run_id, seq, json)| {
         row.push_bind(run_id.as_str())
             .push_bind(*seq as i64)
-            .push_bind(json.as_str());
+            .push_bind(&**json);
     });
     q.build().execute(&mut **tx).await?;
     events.clear();

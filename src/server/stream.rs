@@ -11,16 +11,15 @@ use axum::response::Response;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::event::Event;
 use crate::protocol::sse;
 
-use super::runs::RunReader;
+use super::runs::{Frame, RunReader};
 
 /// How many already-waiting events go into one write.
 const BATCH: usize = 64;
 
-/// An SSE response streaming what `reader` yields. `encode` turns an event and its number in
-/// the run into SSE text (None skips it). Dropping the response before the run ended cancels
+/// An SSE response streaming what `reader` yields. `encode` turns an event (with its number in
+/// the run) into SSE text (None skips it). Dropping the response before the run ended cancels
 /// `cancel` when one is given.
 pub fn sse_response<F>(
     reader: RunReader,
@@ -29,7 +28,7 @@ pub fn sse_response<F>(
     encode: F,
 ) -> Response
 where
-    F: FnMut(&Event, u64) -> Option<String> + Send + 'static,
+    F: FnMut(&Frame) -> Option<String> + Send + 'static,
 {
     let state = (reader, cancel.map(|c| c.drop_guard()), encode);
     let body = futures::stream::unfold(state, move |(mut rx, mut guard, mut enc)| async move {
@@ -39,8 +38,8 @@ where
                     let mut out = String::new();
                     let mut next = Some(first);
                     let mut taken = 0;
-                    while let Some((n, ev)) = next.take() {
-                        if let Some(s) = enc(&ev, n) {
+                    while let Some(frame) = next.take() {
+                        if let Some(s) = enc(&frame) {
                             out.push_str(&s);
                         }
                         taken += 1;
@@ -79,10 +78,10 @@ where
 }
 
 /// The canonical AG-UI encoding: `id: <n>` and `data: <event JSON>`.
-pub fn agui_frame(event: &Event, n: u64) -> Option<String> {
+pub fn agui_frame(frame: &Frame) -> Option<String> {
     Some(sse::encode_event(
-        &event.to_json(),
-        Some(&n.to_string()),
+        &frame.json(),
+        Some(&frame.seq.to_string()),
         None,
     ))
 }

@@ -254,7 +254,7 @@ async fn stream(State(state): State<AppState>, req: Request) -> Response {
             run.events,
             Some(run.cancel),
             state.config.keep_alive,
-            move |e, _| encoder.frames(e),
+            move |f| encoder.frames(f.event()),
         ),
         Err(e) => e.into_response(),
     }
