@@ -74,16 +74,21 @@ pub async fn long(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
         name: None,
     })
     .await?;
+    let delay = ctx.settings.token_delay;
+    let started = tokio::time::Instant::now();
     for i in 0..n {
         ctx.emit(EventKind::TextMessageContent {
             message_id: id.clone(),
             delta: format!("{i} "),
         })
         .await?;
-        // Paced at ten deltas per token delay, so a browser can watch it (and stop it); with a
-        // zero delay (benchmarks) it runs flat out.
-        if i % 10 == 9 {
-            ctx.sleep(ctx.settings.token_delay).await?;
+        // Paced at ten deltas per token delay, so a browser can watch it (and stop it), on a
+        // fixed schedule: a late wake-up is made up by the next ones, so the rate holds on
+        // average. With a zero delay (benchmarks) it runs flat out.
+        if i % 10 == 9 && !delay.is_zero() {
+            let due = started + delay * (i / 10 + 1) as u32;
+            ctx.sleep(due.saturating_duration_since(tokio::time::Instant::now()))
+                .await?;
         }
     }
     ctx.emit(EventKind::TextMessageEnd { message_id: id })
