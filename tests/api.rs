@@ -7,8 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use agui_studio::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
-use agui_studio::protocol::RunAgentInput;
+use agui_studio::protocol::pipeline::{Pipeline, StreamOutcome};
 use agui_studio::server::agents::demo::SCENARIOS;
 use common::{open_sse, post_raw, start_server, wait_until};
 use serde_json::{json, Value};
@@ -30,16 +29,7 @@ async fn run(addr: std::net::SocketAddr, body: &Value) -> (Vec<Value>, Pipeline)
     assert_eq!(sse.header("content-type"), Some("text/event-stream"));
     assert_eq!(sse.header("cache-control"), Some("no-cache"));
     assert_eq!(sse.header("x-accel-buffering"), Some("no"));
-    let input: RunAgentInput = serde_json::from_value(body.clone()).unwrap();
-    let mut p = Pipeline::for_input(&input, PipelineOptions::default());
-    let mut events = Vec::new();
-    for f in sse.frames_to_end().await {
-        assert!(f.id.is_some(), "every event carries an SSE id");
-        let v: Value = serde_json::from_str(&f.data).unwrap();
-        events.push(v.clone());
-        p.push_value(None, v);
-    }
-    p.finish();
+    let (events, p) = common::read_through_pipeline(&mut sse, body).await;
     (events, p)
 }
 

@@ -6,13 +6,14 @@
 
 mod common;
 
+use common::assistant_text;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agui_studio::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
+use agui_studio::protocol::pipeline::{Pipeline, StreamOutcome};
 use agui_studio::protocol::types::Message;
-use agui_studio::protocol::RunAgentInput;
 use common::{open_sse, start_server, wait_until};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -277,15 +278,7 @@ async fn run(addr: SocketAddr, agent: &str, body: &Value) -> (Vec<Value>, Pipeli
     )
     .await;
     assert_eq!(sse.status(), 200);
-    let input: RunAgentInput = serde_json::from_value(body.clone()).unwrap();
-    let mut p = Pipeline::for_input(&input, PipelineOptions::default());
-    let mut events = Vec::new();
-    for f in sse.frames_to_end().await {
-        let v: Value = serde_json::from_str(&f.data).unwrap();
-        events.push(v.clone());
-        p.push_value(None, v);
-    }
-    p.finish();
+    let (events, p) = common::read_through_pipeline(&mut sse, body).await;
     assert_eq!(p.outcome(), StreamOutcome::Completed, "{:?}", p.error());
     assert!(p.warnings.is_empty(), "warnings: {:?}", p.warnings);
     let terminals = events
@@ -306,17 +299,6 @@ fn types(events: &[Value]) -> Vec<&str> {
 
 fn of_type<'a>(events: &'a [Value], ty: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == ty).collect()
-}
-
-fn assistant_text(p: &Pipeline) -> String {
-    p.conversation
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Assistant(a) => a.content.clone(),
-            _ => None,
-        })
-        .collect()
 }
 
 fn run_error(events: &[Value]) -> (String, String) {

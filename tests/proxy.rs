@@ -11,9 +11,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agui_studio::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
+use agui_studio::protocol::pipeline::{Pipeline, StreamOutcome};
 use agui_studio::protocol::reduce::RunStatus;
-use agui_studio::protocol::RunAgentInput;
 use common::{get, json_of, open_sse, start_server, wait_until};
 use serde_json::{json, Value};
 
@@ -97,15 +96,7 @@ async fn run(addr: SocketAddr, agent: &str, body: &Value) -> (Vec<Value>, Pipeli
     .await;
     assert_eq!(sse.status(), 200, "{}", sse.raw);
     assert_eq!(sse.header("content-type"), Some("text/event-stream"));
-    let input: RunAgentInput = serde_json::from_value(body.clone()).unwrap();
-    let mut p = Pipeline::for_input(&input, PipelineOptions::default());
-    let mut events = Vec::new();
-    for f in sse.frames_to_end().await {
-        let v: Value = serde_json::from_str(&f.data).unwrap();
-        events.push(v.clone());
-        p.push_value(None, v);
-    }
-    p.finish();
+    let (events, p) = common::read_through_pipeline(&mut sse, body).await;
     assert_eq!(p.error(), None, "our stream is valid: {events:#?}");
     assert_eq!(p.outcome(), StreamOutcome::Completed, "{events:#?}");
     assert!(p.warnings.is_empty(), "warnings: {:?}", p.warnings);

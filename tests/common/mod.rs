@@ -7,7 +7,9 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use agui_studio::protocol::pipeline::{Pipeline, PipelineOptions};
 use agui_studio::protocol::sse::{Decoder, SseFrame};
+use agui_studio::protocol::types::{Message, RunAgentInput};
 use agui_studio::server::config::Cli;
 use agui_studio::server::{app, AppState};
 use clap::Parser;
@@ -416,4 +418,33 @@ pub async fn wait_until(within: Duration, what: &str, mut cond: impl FnMut() -> 
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// Read a run's response to its end through our client pipeline, starting from the request
+/// `body` (its messages and state): every event as JSON, and the pipeline after `finish`.
+/// Every event must carry an SSE id.
+pub async fn read_through_pipeline(sse: &mut SseReader, body: &Value) -> (Vec<Value>, Pipeline) {
+    let input: RunAgentInput = serde_json::from_value(body.clone()).unwrap();
+    let mut p = Pipeline::for_input(&input, PipelineOptions::default());
+    let mut events = Vec::new();
+    for f in sse.frames_to_end().await {
+        assert!(f.id.is_some(), "every event carries an SSE id");
+        let v: Value = serde_json::from_str(&f.data).unwrap();
+        events.push(v.clone());
+        p.push_value(None, v);
+    }
+    p.finish();
+    (events, p)
+}
+
+/// The text of the conversation's assistant messages, concatenated in order.
+pub fn assistant_text(p: &Pipeline) -> String {
+    p.conversation
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) => a.content.clone(),
+            _ => None,
+        })
+        .collect()
 }
