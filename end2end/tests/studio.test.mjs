@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer, stopServer, launchBrowser, watchProblems } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle } from "./support.mjs";
 
 const shots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../screenshots");
 mkdirSync(shots, { recursive: true });
@@ -24,23 +24,7 @@ after(async () => {
 });
 
 /** A fresh hydrated page. */
-async function open() {
-  const page = await browser.context.newPage();
-  const problems = watchProblems(page);
-  await page.goto(server.url);
-  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
-  return { page, problems };
-}
-
-async function send(page, text) {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
-async function idle(page, timeout = 20000) {
-  await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
-}
+const open = () => openPage(browser, server.url);
 
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 

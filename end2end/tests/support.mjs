@@ -96,3 +96,24 @@ export function stopServer(server) {
     server.proc.kill("SIGTERM");
   }
 }
+
+/** A fresh page of `url` in `browser`, once hydrated; `problems` collects console errors. */
+export async function openPage(browser, url) {
+  const page = await browser.context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(url);
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  return { page, problems };
+}
+
+/** Type `text` in the composer and send it with Enter, as a user does. */
+export async function send(page, text) {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+/** Wait until no run is active (the composer shows "Send" again). */
+export async function idle(page, timeout = 20000) {
+  await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
+}

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer, stopServer, launchBrowser, watchProblems } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle as idleUntil } from "./support.mjs";
 
 const shots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../screenshots");
 let server;
@@ -24,23 +24,8 @@ after(async () => {
   stopServer(server);
 });
 
-async function open(url = server.url) {
-  const page = await browser.context.newPage();
-  const problems = watchProblems(page);
-  await page.goto(url);
-  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
-  return { page, problems };
-}
-
-async function send(page, text) {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
-async function idle(page, timeout = 30000) {
-  await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
-}
+const open = (url = server.url) => openPage(browser, url);
+const idle = (page, timeout = 30000) => idleUntil(page, timeout);
 
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 const threads = (page) => page.getByRole("navigation", { name: "Threads" });
