@@ -43,7 +43,7 @@ test("the page hydrates in Chromium without errors", async () => {
   await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 15000 });
   assert.equal(await page.textContent("#hydration-status"), "interactive");
   mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: path.join(shots, "home.png"), fullPage: true });
+  await page.screenshot({ path: path.join(shots, "home.png"), fullPage: true, animations: "disabled" });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -39,9 +39,9 @@ async function shoot(page, name, { fullPage = true } = {}) {
     }
   };
   await theme(false);
-  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage });
+  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage, animations: "disabled" });
   await theme(true);
-  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage });
+  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage, animations: "disabled" });
   await theme(false);
 }
 

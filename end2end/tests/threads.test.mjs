@@ -226,8 +226,8 @@ async function shoot(page, name) {
     }
   };
   await theme(false);
-  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage: true });
+  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage: true, animations: "disabled" });
   await theme(true);
-  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage: true });
+  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage: true, animations: "disabled" });
   await theme(false);
 }
