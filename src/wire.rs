@@ -105,6 +105,14 @@ pub struct ThreadView {
     pub runs: Vec<RunSummary>,
 }
 
+/// `GET /api/runs/{run_id}`: a run and the input its agent ran with (history included), from
+/// which a client can rebuild the run by replaying its events from the first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDetail {
+    pub run: RunSummary,
+    pub input: crate::protocol::types::RunAgentInput,
+}
+
 /// The request header that asks the server to keep a run going when its client disconnects
 /// (any value but `0`/`false`); the run then ends only by itself or by
 /// `POST /api/runs/{run_id}/cancel`.

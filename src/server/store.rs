@@ -253,6 +253,18 @@ impl Store {
         row.as_ref().map(run_summary).transpose()
     }
 
+    /// The input a run's agent ran with.
+    pub async fn run_input(&self, run_id: &str) -> Result<Option<RunAgentInput>, sqlx::Error> {
+        let row = sqlx::query("SELECT input FROM runs WHERE id = ?")
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(r) => serde_json::from_str(&r.try_get::<String, _>("input")?).ok(),
+            None => None,
+        })
+    }
+
     /// Up to `limit` events of a run numbered after `after`, in order.
     pub async fn events_after(
         &self,

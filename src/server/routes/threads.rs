@@ -1,6 +1,6 @@
 //! Threads and runs beyond AG-UI: `GET /api/threads`, `GET /api/threads/{id}`,
-//! `GET /api/runs/{run_id}/events` (replay and resume with `Last-Event-ID`) and
-//! `POST /api/runs/{run_id}/cancel`.
+//! `GET /api/runs/{run_id}` (the run and its input), `GET /api/runs/{run_id}/events` (replay and
+//! resume with `Last-Event-ID`) and `POST /api/runs/{run_id}/cancel`.
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -15,12 +15,13 @@ use crate::server::error::ApiError;
 use crate::server::stream::{agui_frame, sse_response};
 use crate::server::threads::{thread_list, thread_view};
 use crate::server::AppState;
-use crate::wire::{ThreadList, ThreadView};
+use crate::wire::{RunDetail, ThreadList, ThreadView};
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/threads", get(list))
         .route("/api/threads/{thread_id}", get(one))
+        .route("/api/runs/{run_id}", get(run))
         .route("/api/runs/{run_id}/events", get(events))
         .route("/api/runs/{run_id}/cancel", post(cancel))
 }
@@ -37,6 +38,19 @@ async fn one(
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::NotFound(format!("no thread '{thread_id}'")))
+}
+
+async fn run(
+    State(state): State<AppState>,
+    Path(run_id): Path<String>,
+) -> Result<Json<RunDetail>, ApiError> {
+    let missing = || ApiError::NotFound(format!("no run '{run_id}'"));
+    let store = state.runs.store().ok_or_else(missing)?;
+    store.flush().await;
+    let db = |e: sqlx::Error| ApiError::Internal(format!("database error: {e}"));
+    let run = store.run(&run_id).await.map_err(db)?.ok_or_else(missing)?;
+    let input = store.run_input(&run_id).await.map_err(db)?.ok_or_else(missing)?;
+    Ok(Json(RunDetail { run, input }))
 }
 
 #[derive(Debug, Deserialize)]
