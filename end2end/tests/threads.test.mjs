@@ -194,6 +194,26 @@ test("a run whose connection breaks reconnects and ends as if nothing happened",
   }
 });
 
+test("a reload while a run streams follows that run to its end", async () => {
+  const { page, problems } = await open();
+  await send(page, "long 3000");
+  await answerReaches(page, 600);
+  assert.ok(threadOf(page), "the thread is in the URL");
+  await page.reload();
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  // The run went on on the server; the reloaded page picks it up and follows it live.
+  await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10000 });
+  await answerReaches(page, 2999);
+  await idle(page, 60000);
+  const expected = [...Array(3000).keys()].join(" ");
+  assert.equal((await lastAnswer(page)).trim(), expected);
+  assert.equal(await page.getByRole("alert").count(), 0, "no error banner");
+  // One user message and one answer: nothing doubled by the replay.
+  assert.equal(await log(page).locator(".msg-assistant .md").count(), 1);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("Stop cancels a detached run on the server", async () => {
   const { page, problems } = await open();
   await send(page, "long 1000000");

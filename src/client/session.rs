@@ -129,6 +129,9 @@ pub struct UseAgentOptions {
     /// The thread's shared state so far.
     pub initial_state: Option<Value>,
     pub initial_thread_id: Option<String>,
+    /// A run of this server still in progress on the thread when the page loaded: the session
+    /// follows it (replaying it from its first event, then live) as if it had started it.
+    pub follow_run: Option<String>,
 }
 
 /// Signals and actions of an agent session. Cheap to copy.

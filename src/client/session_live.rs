@@ -24,7 +24,8 @@ use super::session::{
     SendInput, UseAgentOptions, Writers,
 };
 use super::transport::{
-    get_stream, is_same_origin, now_ms, post_json, post_stream, random_id, sleep_ms, TransportError,
+    get_json, get_stream, is_same_origin, now_ms, post_json, post_stream, random_id, sleep_ms,
+    TransportError,
 };
 use crate::protocol::compat::prepare_request;
 use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
@@ -37,7 +38,7 @@ use crate::protocol::types::{
 };
 
 use super::session::EVENT_LOG_LIMIT;
-use crate::wire::{DETACH_HEADER, RUN_EVENTS_HEADER};
+use crate::wire::{encode_segment, RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
 
 struct Live {
     options: UseAgentOptions,
@@ -135,6 +136,10 @@ pub(crate) fn actions(
         received: 0,
         generation: 0,
     }));
+    let follow = live.borrow().options.follow_run.clone();
+    if let Some(run_id) = follow {
+        follow_run(&live, run_id);
+    }
     let live = StoredValue::new_local(live);
     let thread = move || w.thread_id.get_untracked();
 
@@ -464,6 +469,63 @@ fn start_run(
             .await
         };
         let result = resume_run(&l, generation, result, &signal).await;
+        finish_run(&l, generation, result);
+    });
+}
+
+/// Follow a run of this server that was already going when the page loaded: fetch the input it
+/// started from, then read its events from the first (stored, then live) through the same
+/// resuming path as a broken connection, so the transcript ends as if this page had started it.
+fn follow_run(l: &Shared, run_id: String) {
+    let (headers, w) = {
+        let b = l.borrow();
+        (b.options.headers.get_untracked(), b.w)
+    };
+    let Some(controller) = web_sys::AbortController::new().ok() else {
+        return;
+    };
+    let signal = controller.signal();
+    let generation = {
+        let mut b = l.borrow_mut();
+        b.generation += 1;
+        b.abort = Some(controller);
+        b.generation
+    };
+    let l = l.clone();
+    leptos::task::spawn_local(async move {
+        let url = format!("/api/runs/{}", encode_segment(&run_id));
+        let Ok(Some(detail)) = get_json::<RunDetail>(&url, &headers).await else {
+            return;
+        };
+        {
+            let mut b = l.borrow_mut();
+            if b.generation != generation || b.pipeline.is_some() {
+                return;
+            }
+            let input = detail.input;
+            let pipeline = Pipeline::for_input(&input, PipelineOptions::default());
+            b.decoder = Decoder::new();
+            b.last_event_id = None;
+            b.resume_after = None;
+            b.events_url = Some(detail.run.events_url);
+            b.decode_error = None;
+            b.received = 0;
+            b.last_run = Some((input, pipeline.conversation.clone()));
+            b.pipeline = Some(pipeline);
+            b.warnings_seen = 0;
+            b.run_view.started_at = Some(now_ms());
+            b.run_view.ended_at = None;
+            b.pending.messages_reset = true;
+            b.pending.state = true;
+            b.pending.run = true;
+        }
+        w.error.set(None);
+        w.connection.set(Connection::Connecting);
+        schedule_frame(&l);
+        let pending = Err(TransportError::Network(
+            "following the run in progress".into(),
+        ));
+        let result = resume_run(&l, generation, pending, &signal).await;
         finish_run(&l, generation, result);
     });
 }

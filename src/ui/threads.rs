@@ -139,6 +139,11 @@ impl ThreadStore {
                     url: Signal::default(),
                     headers: self.headers,
                     tools: Vec::new(),
+                    follow_run: v
+                        .runs
+                        .last()
+                        .filter(|r| r.status == RunState::Running)
+                        .map(|r| r.run_id.clone()),
                     initial_messages: v.messages,
                     initial_state: Some(v.state),
                     initial_thread_id: Some(v.id),
@@ -153,6 +158,7 @@ impl ThreadStore {
                     initial_messages: Vec::new(),
                     initial_state: None,
                     initial_thread_id: thread_id,
+                    follow_run: None,
                 },
             ),
         };

@@ -49,7 +49,11 @@ async fn run(
     store.flush().await;
     let db = |e: sqlx::Error| ApiError::Internal(format!("database error: {e}"));
     let run = store.run(&run_id).await.map_err(db)?.ok_or_else(missing)?;
-    let input = store.run_input(&run_id).await.map_err(db)?.ok_or_else(missing)?;
+    let input = store
+        .run_input(&run_id)
+        .await
+        .map_err(db)?
+        .ok_or_else(missing)?;
     Ok(Json(RunDetail { run, input }))
 }
 
