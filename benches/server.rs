@@ -355,7 +355,10 @@ fn main() {
             .filter_map(|x| std::fs::metadata(format!("{db_arg}{x}")).ok())
             .map(|m| m.len())
             .sum();
-        println!("  database (WAL) after the runs: {:.1} MB", size as f64 / 1e6);
+        println!(
+            "  database (WAL) after the runs: {:.1} MB",
+            size as f64 / 1e6
+        );
         for x in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{db_arg}{x}"));
         }

@@ -491,8 +491,16 @@ async fn threads_are_listed_and_keep_their_history() {
     assert_eq!(d["run"]["runId"], "hist-2");
     assert_eq!(d["run"]["status"], "finished");
     assert_eq!(d["input"]["messages"][0]["id"], "u-hist-1");
-    assert_eq!(d["input"]["messages"].as_array().unwrap().last().unwrap()["id"], "u-hist-2");
-    assert_eq!(request(addr, "GET", "/api/runs/nope", &[], None).await.status, 404);
+    assert_eq!(
+        d["input"]["messages"].as_array().unwrap().last().unwrap()["id"],
+        "u-hist-2"
+    );
+    assert_eq!(
+        request(addr, "GET", "/api/runs/nope", &[], None)
+            .await
+            .status,
+        404
+    );
     let r = request(addr, "GET", "/api/threads/nope", &[], None).await;
     assert_eq!(r.status, 404);
     assert!(r.json()["error"].is_object() || r.json()["error"].is_string());
