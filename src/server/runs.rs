@@ -11,11 +11,11 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot, Notify};
+use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::chunks::ChunkExpander;
-use crate::protocol::compat::{downgrade_event, parse_version, Version, V1_1};
+use crate::protocol::compat::{parse_version, Version};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
@@ -25,13 +25,12 @@ use super::agents::{Agent, AgentError, RunContext, RunEnd, RunSettings};
 use super::error::ApiError;
 use super::store::{start_conversation, Store};
 
+mod log;
+use log::RunLog;
+pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
+
 /// How many events the observer hub buffers; an observer further behind is resynchronised.
 pub const HUB_CAPACITY: usize = 4096;
-/// How many of a live run's newest events stay in memory; a reader further behind reads the
-/// older ones from the database (without a database nothing is dropped).
-pub const LIVE_WINDOW: usize = 16 * 1024;
-/// Most events a reader takes at once.
-const READ_BATCH: usize = 256;
 
 /// One event as observers see it.
 #[derive(Debug)]
@@ -48,77 +47,6 @@ struct ActiveRun {
     log: Arc<RunLog>,
     #[allow(dead_code)]
     started: Instant,
-}
-
-/// One event of a run, numbered from 1 (its SSE id), with its JSON (encoded once, shared by
-/// the database, observers and every reader).
-#[derive(Debug)]
-pub struct Logged {
-    pub seq: u64,
-    pub event: Event,
-    pub json: Arc<str>,
-}
-
-/// An event as a reader hands it out: as logged, or downgraded for an older peer.
-pub struct Frame {
-    pub seq: u64,
-    logged: Arc<Logged>,
-    downgraded: Option<Event>,
-}
-
-impl Frame {
-    pub fn event(&self) -> &Event {
-        self.downgraded.as_ref().unwrap_or(&self.logged.event)
-    }
-
-    pub fn json(&self) -> std::borrow::Cow<'_, str> {
-        match &self.downgraded {
-            Some(e) => e.to_json().into(),
-            None => (&*self.logged.json).into(),
-        }
-    }
-}
-
-/// A live run's events: the newest [`LIVE_WINDOW`] in memory, readers woken as events arrive.
-struct RunLog {
-    inner: Mutex<LogInner>,
-    notify: Notify,
-}
-
-struct LogInner {
-    events: VecDeque<Arc<Logged>>,
-    /// The sequence number of `events[0]`.
-    first: u64,
-    ended: bool,
-}
-
-impl RunLog {
-    fn new() -> Self {
-        RunLog {
-            inner: Mutex::new(LogInner {
-                events: VecDeque::new(),
-                first: 1,
-                ended: false,
-            }),
-            notify: Notify::new(),
-        }
-    }
-
-    fn push(&self, logged: Arc<Logged>, bounded: bool) {
-        let mut inner = self.inner.lock().unwrap();
-        inner.events.push_back(logged);
-        if bounded && inner.events.len() > LIVE_WINDOW {
-            inner.events.pop_front();
-            inner.first += 1;
-        }
-        drop(inner);
-        self.notify.notify_waiters();
-    }
-
-    fn end(&self) {
-        self.inner.lock().unwrap().ended = true;
-        self.notify.notify_waiters();
-    }
 }
 
 struct Waiter {
@@ -552,151 +480,6 @@ impl RunSink {
             }),
             store.is_some(),
         );
-    }
-}
-
-/// A client's view of one run's events, from a given position: the live log while the run is
-/// in memory, the database for what the log no longer holds or once the run has ended. Events
-/// come in order, each once; the reader ends after the run's last event.
-pub struct RunReader {
-    run_id: String,
-    log: Option<Arc<RunLog>>,
-    store: Option<Store>,
-    /// The number of the last event taken.
-    after: u64,
-    pending: VecDeque<Arc<Logged>>,
-    peer: Option<Version>,
-    flushed: bool,
-}
-
-impl RunReader {
-    /// The next event with its number, downgraded for an older peer (events it does not know
-    /// are skipped); None after the last.
-    pub async fn next(&mut self) -> Option<Frame> {
-        loop {
-            let logged = self.next_logged().await?;
-            if let Some(f) = self.shape(logged) {
-                return Some(f);
-            }
-        }
-    }
-
-    /// The next event if one is ready now, without waiting.
-    pub fn ready(&mut self) -> Option<Frame> {
-        loop {
-            if self.pending.is_empty() {
-                self.fill_from_log();
-            }
-            let logged = self.pending.pop_front()?;
-            if let Some(f) = self.shape(logged) {
-                return Some(f);
-            }
-        }
-    }
-
-    /// Like [`RunReader::next`], as an owned event.
-    pub async fn recv(&mut self) -> Option<Event> {
-        self.next().await.map(|f| f.event().clone())
-    }
-
-    /// The number of the last event taken.
-    pub fn position(&self) -> u64 {
-        self.after
-    }
-
-    fn shape(&self, logged: Arc<Logged>) -> Option<Frame> {
-        let downgraded = match self.peer {
-            Some(v) if v < V1_1 => Some(downgrade_event(logged.event.clone(), v)?),
-            _ => None,
-        };
-        Some(Frame {
-            seq: logged.seq,
-            logged,
-            downgraded,
-        })
-    }
-
-    /// Take what the in-memory log has after our position. Returns false when the log no
-    /// longer holds the next event (it must come from the database).
-    fn fill_from_log(&mut self) -> bool {
-        let Some(log) = &self.log else { return false };
-        let inner = log.inner.lock().unwrap();
-        if self.after + 1 < inner.first {
-            return false;
-        }
-        let start = (self.after + 1 - inner.first) as usize;
-        for e in inner.events.iter().skip(start).take(READ_BATCH) {
-            self.after = e.seq;
-            self.pending.push_back(e.clone());
-        }
-        true
-    }
-
-    async fn next_logged(&mut self) -> Option<Arc<Logged>> {
-        loop {
-            if let Some(e) = self.pending.pop_front() {
-                return Some(e);
-            }
-            let Some(log) = self.log.clone() else {
-                return self.next_stored().await;
-            };
-            let notified = log.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if !self.fill_from_log() {
-                if let Some(e) = self.next_stored().await {
-                    return Some(e);
-                }
-                // The database has nothing more: only possible without one.
-                return None;
-            }
-            if !self.pending.is_empty() {
-                continue;
-            }
-            if log.inner.lock().unwrap().ended {
-                return None;
-            }
-            notified.await;
-        }
-    }
-
-    /// Events from the database, a batch at a time.
-    async fn next_stored(&mut self) -> Option<Arc<Logged>> {
-        let store = self.store.clone()?;
-        if !self.flushed {
-            store.flush().await;
-            self.flushed = true;
-        }
-        let rows = match store
-            .events_after(&self.run_id, self.after, READ_BATCH as u64)
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::error!(run = %self.run_id, "cannot read the run's events: {e}");
-                return None;
-            }
-        };
-        if rows.is_empty() {
-            return None;
-        }
-        for (seq, json) in rows {
-            self.after = seq;
-            let event = serde_json::from_str(&json)
-                .ok()
-                .and_then(|v| Event::from_value(v).ok());
-            match event {
-                Some(event) => self.pending.push_back(Arc::new(Logged {
-                    seq,
-                    event,
-                    json: json.into(),
-                })),
-                None => tracing::error!(run = %self.run_id, seq, "a stored event does not parse"),
-            }
-        }
-        // Newer events may be in memory again; the in-memory log is consulted next time.
-        self.flushed = self.log.is_none();
-        self.pending.pop_front()
     }
 }
 
