@@ -32,17 +32,18 @@ async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
     (status, body)
 }
 
+// One test, one runtime, one server: servers rendering pages on several runtimes at once in
+// one process (the test harness runs tests in parallel, each on its own runtime) were seen to
+// hang now and then (about 1 run in 15); a deployed server has one runtime.
 #[tokio::test]
-async fn healthz_answers_ok() {
+async fn health_home_page_and_404() {
     let addr = start().await;
+
     let (status, body) = get(addr, "/healthz").await;
     assert_eq!(status, 200);
     assert!(body.contains(r#""status":"ok""#), "{body}");
-}
 
-#[tokio::test]
-async fn home_page_is_server_rendered() {
-    let addr = start().await;
+    // The home page is server-rendered.
     let (status, body) = get(addr, "/").await;
     assert_eq!(status, 200);
     assert!(
@@ -50,11 +51,8 @@ async fn home_page_is_server_rendered() {
         "{body}"
     );
     assert!(body.contains("server-rendered"));
-}
 
-#[tokio::test]
-async fn unknown_path_is_404() {
-    let addr = start().await;
+    // An unknown path is a 404 page.
     let (status, body) = get(addr, "/definitely/not/here").await;
     assert_eq!(status, 404);
     assert!(body.contains("Not found"), "{body}");
