@@ -381,7 +381,7 @@ fn random_cuts_and_restarts_lose_nothing() {
         // RUN_ERROR SERVER_RESTARTED and its thread lists it as interrupted.
         let doomed = format!("doomed-{round}");
         let body = input(&format!("t-doomed-{round}"), &doomed, "long 100000");
-        client.block_on(async {
+        let seen = client.block_on(async {
             let s = body.to_string();
             let mut conn = HttpConn::send(
                 server.addr,
@@ -392,8 +392,11 @@ fn random_cuts_and_restarts_lose_nothing() {
             )
             .await;
             let mut got = Collected::default();
-            read_body(&mut conn, Some(4000), &mut got).await;
+            // Crash soon after the client has seen its first events.
+            read_body(&mut conn, Some(200 + rng.below(4000)), &mut got).await;
+            got.frames
         });
+        assert!(!seen.is_empty(), "{doomed}: no event before the crash");
         server.crash();
         let server = Server::start(&db.path(), "1");
         client.block_on(async {
@@ -409,6 +412,11 @@ fn random_cuts_and_restarts_lose_nothing() {
             let mut got = Collected::default();
             read_body(&mut conn, None, &mut got).await;
             assert_contiguous(&doomed, &got.frames);
+            // Whatever a client saw before the crash was committed: the replay starts with it.
+            assert!(got.frames.len() > seen.len(), "{doomed}: replay too short");
+            for (a, b) in seen.iter().zip(&got.frames) {
+                assert_eq!(a.data, b.data, "{doomed}: event {:?} changed", a.id);
+            }
             let last: Value = serde_json::from_str(&got.frames.last().unwrap().data).unwrap();
             assert_eq!(last["type"], "RUN_ERROR");
             assert_eq!(last["code"], "SERVER_RESTARTED");

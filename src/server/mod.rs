@@ -112,9 +112,18 @@ impl FromRef<AppState> for LeptosOptions {
 /// The Leptos options: from the environment cargo-leptos sets, with our output name when the
 /// binary was built without cargo-leptos.
 pub fn leptos_options() -> LeptosOptions {
-    let mut options = get_configuration(None)
-        .map(|c| c.leptos_options)
-        .unwrap_or_else(|_| LeptosOptions::builder().output_name("agui-studio").build());
+    let fallback = || LeptosOptions::builder().output_name("agui-studio").build();
+    // Without cargo-leptos's variables (`cargo test`), Leptos would print a warning meant for a
+    // misconfigured build; the defaults are right here.
+    let from_cargo_leptos = std::env::var_os("LEPTOS_OUTPUT_NAME").is_some()
+        || option_env!("LEPTOS_OUTPUT_NAME").is_some();
+    let mut options = if from_cargo_leptos {
+        get_configuration(None)
+            .map(|c| c.leptos_options)
+            .unwrap_or_else(|_| fallback())
+    } else {
+        fallback()
+    };
     if options.output_name.is_empty() {
         options.output_name = "agui-studio".into();
     }

@@ -121,7 +121,7 @@ impl Runs {
             merge_history(&mut input, messages, state);
         }
         let cancel = CancellationToken::new();
-        let log = Arc::new(RunLog::new());
+        let log = Arc::new(RunLog::new(self.store.is_some()));
         {
             let mut active = self.active.lock().unwrap();
             if active.contains_key(&input.run_id) {
@@ -457,14 +457,6 @@ impl RunSink {
         }
         self.seq += 1;
         let json: Arc<str> = event.to_json().into();
-        let store = self.runs.store.clone();
-        if let Some(store) = &store {
-            // Waits when the disk is behind: the run goes at the pace its events are kept.
-            store.event(&self.run_id, self.seq, json.clone()).await;
-        } else {
-            // A run with no reader would otherwise never yield.
-            tokio::task::consume_budget().await;
-        }
         self.runs.publish(
             &self.thread_id,
             &self.run_id,
@@ -472,14 +464,20 @@ impl RunSink {
             json.clone(),
             &mut self.chunks,
         );
-        self.log.push(
-            Arc::new(Logged {
-                seq: self.seq,
-                event,
-                json,
-            }),
-            store.is_some(),
-        );
+        self.log.push(Arc::new(Logged {
+            seq: self.seq,
+            event,
+            json: json.clone(),
+        }));
+        if let Some(store) = &self.runs.store {
+            // Waits when the disk is behind: the run goes at the pace its events are kept.
+            // The log is told when the event is committed; only then do readers see it.
+            let done: Arc<dyn super::store::Committed> = self.log.clone();
+            store.event(&self.run_id, self.seq, json, Some(done)).await;
+        } else {
+            // A run with no reader would otherwise never yield.
+            tokio::task::consume_budget().await;
+        }
     }
 }
 

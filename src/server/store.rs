@@ -1,9 +1,12 @@
 //! Persistence: threads, runs and every event of every run in SQLite (sqlx, migrations in
 //! `migrations/`, WAL mode). One writer task applies writes in order, committing whatever is
 //! queued in one transaction, so a busy run is not slowed by a commit per event while a quiet one
-//! is committed event by event; a crash loses at most the events still queued.
+//! is committed event by event. Each committed event is reported to its run ([`Committed`]),
+//! which hands events to clients only once they are committed: whatever a client has seen
+//! survives a crash, and a crash loses at most events no client has seen.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -24,6 +27,11 @@ const QUEUE: usize = 8192;
 /// Most writes committed in one transaction.
 const BATCH: usize = 2048;
 
+/// Told, after each commit, the number of the last committed event of its run.
+pub trait Committed: Send + Sync {
+    fn committed(&self, seq: u64);
+}
+
 /// A write, applied in the order sent.
 enum Op {
     RunStarted {
@@ -39,7 +47,8 @@ enum Op {
     Event {
         run_id: String,
         seq: u64,
-        json: std::sync::Arc<str>,
+        json: Arc<str>,
+        done: Option<Arc<dyn Committed>>,
     },
     RunEnded {
         thread_id: String,
@@ -106,8 +115,17 @@ impl Store {
     }
 
     async fn send(&self, op: Op) {
-        if self.tx.send(op).await.is_err() {
+        if let Err(mpsc::error::SendError(op)) = self.tx.send(op).await {
             tracing::error!("the database writer has stopped; a write was lost");
+            // Nothing will be committed any more: do not hold the run's clients back.
+            if let Op::Event {
+                seq,
+                done: Some(done),
+                ..
+            } = op
+            {
+                done.committed(seq);
+            }
         }
     }
 
@@ -119,6 +137,8 @@ impl Store {
     }
 
     /// A run started on a thread; `input` is what the agent runs with (history included).
+    /// Returns once the run is committed, so that its events URL, handed to the client with the
+    /// response headers, works even after a crash.
     pub async fn run_started(&self, input: &RunAgentInput, agent_id: &str, at: i64) {
         self.send(Op::RunStarted {
             thread_id: input.thread_id.clone(),
@@ -131,14 +151,23 @@ impl Store {
             state: input.state.to_string(),
         })
         .await;
+        self.flush().await;
     }
 
-    /// Event number `seq` (1-based) of a run.
-    pub async fn event(&self, run_id: &str, seq: u64, json: std::sync::Arc<str>) {
+    /// Event number `seq` (1-based) of a run; `done` is told once it is committed (or once the
+    /// write has failed: the run is not held back by a broken disk, the failure is logged).
+    pub async fn event(
+        &self,
+        run_id: &str,
+        seq: u64,
+        json: Arc<str>,
+        done: Option<Arc<dyn Committed>>,
+    ) {
         self.send(Op::Event {
             run_id: run_id.to_string(),
             seq,
             json,
+            done,
         })
         .await;
     }
@@ -330,7 +359,8 @@ impl Store {
             });
             end.timestamp = Some(now);
             conv.apply(&end);
-            self.event(&run_id, last + 1, end.to_json().into()).await;
+            self.event(&run_id, last + 1, end.to_json().into(), None)
+                .await;
             self.run_ended(
                 &run_id,
                 RunState::Interrupted,
@@ -405,11 +435,29 @@ pub fn title_of(messages: &[Message]) -> String {
 async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
+        // The last event of each run in the batch, reported after the commit.
+        let mut marks: Vec<(Arc<dyn Committed>, u64)> = Vec::new();
+        for op in &batch {
+            if let Op::Event {
+                seq,
+                done: Some(done),
+                ..
+            } = op
+            {
+                match marks.iter_mut().rev().find(|(d, _)| Arc::ptr_eq(d, done)) {
+                    Some(mark) => mark.1 = mark.1.max(*seq),
+                    None => marks.push((done.clone(), *seq)),
+                }
+            }
+        }
         let mut acks = Vec::new();
         if let Err(e) = apply(&pool, &mut batch, &mut acks).await {
             tracing::error!("database write failed: {e}");
         }
         batch.clear();
+        for (done, seq) in marks {
+            done.committed(seq);
+        }
         for ack in acks {
             let _ = ack.send(());
         }
@@ -424,9 +472,12 @@ async fn apply(
     let mut tx = pool.begin().await?;
     // Consecutive events go in multi-row inserts: a statement per event would cost more than
     // the writing itself.
-    let mut events: Vec<(String, u64, std::sync::Arc<str>)> = Vec::new();
+    let mut events: Vec<(String, u64, Arc<str>)> = Vec::new();
     for op in batch.drain(..) {
-        if let Op::Event { run_id, seq, json } = op {
+        if let Op::Event {
+            run_id, seq, json, ..
+        } = op
+        {
             events.push((run_id, seq, json));
             if events.len() == EVENTS_PER_INSERT {
                 insert_events(&mut tx, &mut events).await?;
@@ -520,7 +571,7 @@ const EVENTS_PER_INSERT: usize = 256;
 
 async fn insert_events(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    events: &mut Vec<(String, u64, std::sync::Arc<str>)>,
+    events: &mut Vec<(String, u64, Arc<str>)>,
 ) -> Result<(), sqlx::Error> {
     if events.is_empty() {
         return Ok(());

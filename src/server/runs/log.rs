@@ -1,6 +1,8 @@
 //! A run's event log and its readers: the newest events of a live run in memory, readers that
 //! take them in order (falling back to the database for what memory no longer holds, or once
-//! the run has ended), each event encoded once and shared.
+//! the run has ended), each event encoded once and shared. With a database, readers take only
+//! committed events: what a client has seen survives a crash, so its `Last-Event-ID` is always
+//! found again.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -9,7 +11,7 @@ use tokio::sync::Notify;
 
 use crate::protocol::compat::{downgrade_event, Version, V1_1};
 use crate::protocol::event::Event;
-use crate::server::store::Store;
+use crate::server::store::{Committed, Store};
 
 /// How many of a live run's newest events stay in memory; a reader further behind reads the
 /// older ones from the database (without a database nothing is dropped).
@@ -46,7 +48,8 @@ impl Frame {
     }
 }
 
-/// A live run's events: the newest [`LIVE_WINDOW`] in memory, readers woken as events arrive.
+/// A live run's events: the newest [`LIVE_WINDOW`] in memory, readers woken as events become
+/// readable (as they arrive, or as they are committed when the run is persisted).
 pub(super) struct RunLog {
     inner: Mutex<LogInner>,
     notify: Notify,
@@ -56,34 +59,59 @@ struct LogInner {
     events: VecDeque<Arc<Logged>>,
     /// The sequence number of `events[0]`.
     first: u64,
+    /// The last event readers may take: the last committed one when `gated`, else the last.
+    readable: u64,
+    /// Events wait for their commit before readers see them.
+    gated: bool,
     ended: bool,
 }
 
 impl RunLog {
-    pub(super) fn new() -> Self {
+    /// A log whose events are readable as pushed (`persisted` false), or once committed (the
+    /// database then also holds what the bounded window drops).
+    pub(super) fn new(persisted: bool) -> Self {
         RunLog {
             inner: Mutex::new(LogInner {
                 events: VecDeque::new(),
                 first: 1,
+                readable: 0,
+                gated: persisted,
                 ended: false,
             }),
             notify: Notify::new(),
         }
     }
 
-    pub(super) fn push(&self, logged: Arc<Logged>, bounded: bool) {
+    pub(super) fn push(&self, logged: Arc<Logged>) {
         let mut inner = self.inner.lock().unwrap();
+        let seq = logged.seq;
         inner.events.push_back(logged);
-        if bounded && inner.events.len() > LIVE_WINDOW {
+        if inner.gated && inner.events.len() > LIVE_WINDOW {
             inner.events.pop_front();
             inner.first += 1;
         }
+        if inner.gated {
+            return;
+        }
+        inner.readable = seq;
         drop(inner);
         self.notify.notify_waiters();
     }
 
     pub(super) fn end(&self) {
         self.inner.lock().unwrap().ended = true;
+        self.notify.notify_waiters();
+    }
+}
+
+impl Committed for RunLog {
+    fn committed(&self, seq: u64) {
+        let mut inner = self.inner.lock().unwrap();
+        if seq <= inner.readable {
+            return;
+        }
+        inner.readable = seq;
+        drop(inner);
         self.notify.notify_waiters();
     }
 }
@@ -159,6 +187,9 @@ impl RunReader {
         }
         let start = (self.after + 1 - inner.first) as usize;
         for e in inner.events.iter().skip(start).take(READ_BATCH) {
+            if e.seq > inner.readable {
+                break;
+            }
             self.after = e.seq;
             self.pending.push_back(e.clone());
         }
@@ -186,8 +217,12 @@ impl RunReader {
             if !self.pending.is_empty() {
                 continue;
             }
-            if log.inner.lock().unwrap().ended {
-                return None;
+            {
+                let inner = log.inner.lock().unwrap();
+                let last = inner.first + inner.events.len() as u64 - 1;
+                if inner.ended && self.after >= last {
+                    return None;
+                }
             }
             notified.await;
         }
