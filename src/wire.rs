@@ -103,6 +103,9 @@ pub struct ThreadView {
     pub messages: Vec<Message>,
     pub state: Value,
     pub runs: Vec<RunSummary>,
+    /// Render hints of the thread's runs, each placed after a number of `messages`.
+    #[serde(default)]
+    pub render_hints: Vec<crate::protocol::reduce::PlacedHint>,
 }
 
 /// `GET /api/runs/{run_id}`: a run and the input its agent ran with (history included), from

@@ -670,3 +670,87 @@ async fn observers_resume_with_last_event_id() {
     }
     assert!(text.contains(": resync"), "{text}");
 }
+
+/// POST a run of the demo agent and read its whole stream (or, with `detach_after`, that many
+/// bytes of a detached run, then hang up).
+async fn run_demo(addr: SocketAddr, body: &Value, detach_after: Option<u64>) {
+    let s = body.to_string();
+    let headers: &[(&str, &str)] = if detach_after.is_some() {
+        &[("X-AGUI-Detach", "true")]
+    } else {
+        &[]
+    };
+    let mut conn = HttpConn::send(
+        addr,
+        "POST",
+        "/api/agents/demo",
+        headers,
+        Some(s.as_bytes()),
+    )
+    .await;
+    assert_eq!(conn.status, 200);
+    let mut got = Collected::default();
+    read_body(&mut conn, detach_after, &mut got).await;
+}
+
+async fn hints_of(addr: SocketAddr, thread: &str) -> Vec<Value> {
+    let t = request(addr, "GET", &format!("/api/threads/{thread}"), &[], None).await;
+    assert_eq!(t.status, 200);
+    t.json()["renderHints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn render_hints_stay_with_their_thread_across_runs_and_restarts() {
+    let db = TempDb::new("hints");
+    let client = Runtime::new().unwrap();
+    let server = Server::start(&db.path(), "0");
+    client.block_on(run_demo(
+        server.addr,
+        &input("th", "h1", "render_hints"),
+        None,
+    ));
+    let first = client.block_on(hints_of(server.addr, "th"));
+    let components: Vec<&str> = first
+        .iter()
+        .map(|h| h["component"].as_str().unwrap())
+        .collect();
+    assert_eq!(components, ["chart", "table", "card"]);
+    for h in &first {
+        assert_eq!(h["runId"], "h1");
+        // After the user's message, before the assistant's answer is complete.
+        assert!(h["position"].as_u64().unwrap() >= 1, "{h}");
+    }
+    // A run left going when the server dies: the earlier hints survive its recovery.
+    client.block_on(run_demo(
+        server.addr,
+        &input("th", "h2", "long 100000"),
+        Some(2000),
+    ));
+    server.crash();
+    let server = Server::start(&db.path(), "0");
+    assert_eq!(client.block_on(hints_of(server.addr, "th")), first);
+    // Later runs (sending only their new message) keep them and add their own after them.
+    client.block_on(run_demo(server.addr, &input("th", "h3", "chat"), None));
+    assert_eq!(client.block_on(hints_of(server.addr, "th")), first);
+    client.block_on(run_demo(
+        server.addr,
+        &input("th", "h4", "render_hints"),
+        None,
+    ));
+    let all = client.block_on(hints_of(server.addr, "th"));
+    assert_eq!(all.len(), 6);
+    assert_eq!(all[..3], first[..]);
+    let t = client.block_on(request(server.addr, "GET", "/api/threads/th", &[], None));
+    let messages = t.json()["messages"].as_array().unwrap().len() as u64;
+    for h in &all[3..] {
+        assert_eq!(h["runId"], "h4");
+        let p = h["position"].as_u64().unwrap();
+        assert!(
+            p > first[2]["position"].as_u64().unwrap() && p <= messages,
+            "{h}"
+        );
+    }
+}

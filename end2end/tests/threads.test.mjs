@@ -1,7 +1,8 @@
 // Threads stored by the server and resumable runs, as a user sees them in Chromium: a reload brings
-// the conversation back (rendered on the server, readable without JavaScript), the thread list
-// switches between threads, a run whose connection breaks resumes by itself and ends exactly as
-// an uninterrupted run, and Stop cancels a detached run on the server.
+// the conversation back (rendered on the server, readable without JavaScript) with its render
+// hints in place, the thread list switches between threads, a run whose connection breaks
+// resumes by itself and ends exactly as an uninterrupted run, and Stop cancels a detached run on
+// the server.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -69,6 +70,43 @@ test("a reload restores the conversation, rendered on the server before hydratio
   const view = await (await fetch(`${server.url}/api/threads/${encodeURIComponent(id)}`)).json();
   assert.ok(view.messages.some((m) => m.role === "user" && m.content === "hello reload"));
   assert.ok(view.messages.some((m) => m.role === "user" && m.content === "backend_tool 6 * 7"));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("render hints come back in place after a reload", async () => {
+  const { page, problems } = await open();
+  await send(page, "render_hints");
+  await idle(page);
+  await send(page, "hello again");
+  await idle(page);
+  // Each turn in transcript order: a hint's figure, or a message's role.
+  const turns = () =>
+    log(page)
+      .locator(".turn")
+      .evaluateAll((els) =>
+        els.map((el) =>
+          el.querySelector("figure.render-hint")
+            ? `hint:${el.querySelector("figure.render-hint").className}`
+            : `msg:${el.querySelector(".msg")?.className ?? ""}`,
+        ),
+      );
+  await log(page).locator("figure.render-hint svg").first().waitFor();
+  const before = await turns();
+  assert.equal(before.filter((t) => t.startsWith("hint:")).length, 3, before.join("\n"));
+  const id = threadOf(page);
+
+  // Rendered on the server: the chart's SVG is in the page's HTML.
+  const html = await (await fetch(`${server.url}/?thread=${encodeURIComponent(id)}`)).text();
+  assert.match(html, /<figure[^>]*render-hint[^>]*>[\s\S]*?<svg/);
+
+  await page.reload();
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  await log(page).locator("figure.render-hint svg").first().waitFor();
+  await log(page).locator("figure.render-hint table").first().waitFor();
+  assert.deepEqual(await turns(), before);
+  await log(page).locator("figure.render-hint").first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await shoot(page, "hints-reloaded");
   assert.deepEqual(problems, []);
   await page.close();
 });

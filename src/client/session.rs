@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use crate::protocol::reduce::{Change, Conversation, RunStatus, SubagentRecord};
+use crate::protocol::reduce::{Change, Conversation, PlacedHint, RunStatus, SubagentRecord};
 use crate::protocol::types::{
     ContentPart, Interrupt, Message, ResumeEntry, ResumeStatus, RunOutcome, TokenUsage, Tool,
 };
@@ -58,9 +58,9 @@ pub struct RunView {
     pub started_at: Option<f64>,
     pub ended_at: Option<f64>,
     /// Render hints (`CUSTOM` events named `ui_render_hint`) of every run of the thread, in
-    /// arrival order: `(component, props, position)`, where `position` is how many messages the
-    /// conversation had when the hint arrived (the transcript shows it after that many).
-    pub render_hints: Vec<(String, Value, usize)>,
+    /// arrival order, each with how many messages the conversation had when it arrived (the
+    /// transcript shows it after that many).
+    pub render_hints: Vec<PlacedHint>,
 }
 
 /// A run error to show in the banner.
@@ -132,6 +132,8 @@ pub struct UseAgentOptions {
     /// A run of this server still in progress on the thread when the page loaded: the session
     /// follows it (replaying it from its first event, then live) as if it had started it.
     pub follow_run: Option<String>,
+    /// Render hints of the thread's earlier runs (as stored by the server).
+    pub initial_render_hints: Vec<PlacedHint>,
 }
 
 /// Signals and actions of an agent session. Cheap to copy.
@@ -337,19 +339,6 @@ pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
     out
 }
 
-/// A render hint from a `CUSTOM` event's `value`: `(component, props)`. Props default to `{}`;
-/// a value without a string `component` gives an empty name (the UI shows its JSON) and the
-/// whole value as props.
-pub fn render_hint_of(value: &Value) -> (String, Value) {
-    match value.get("component").and_then(Value::as_str) {
-        Some(c) => (
-            c.to_string(),
-            value.get("props").cloned().unwrap_or_else(|| json!({})),
-        ),
-        None => (String::new(), value.clone()),
-    }
-}
-
 /// The `tool` message content that answers a frontend tool.
 pub fn frontend_tool_answer(approved: bool, edited: Option<Value>, args: &Value) -> String {
     let mut v = json!({ "approved": approved });
@@ -408,7 +397,10 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
     let writers = Writers {
         messages: RwSignal::new(initial_entries),
         state: RwSignal::new(options.initial_state.clone().unwrap_or_else(|| json!({}))),
-        run: RwSignal::new(RunView::default()),
+        run: RwSignal::new(RunView {
+            render_hints: options.initial_render_hints.clone(),
+            ..RunView::default()
+        }),
         error: RwSignal::new(None),
         connection: RwSignal::new(Connection::Idle),
         events: RwSignal::new(Vec::new()),

@@ -19,9 +19,9 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use super::session::{
-    approvals_of, frontend_tool_answer, render_hint_of, resume_entries, run_view, sync_messages,
-    Actions, ApprovalKind, Connection, EventRecord, MessageEntry, Pending, RunErrorView, RunView,
-    SendInput, UseAgentOptions, Writers,
+    approvals_of, frontend_tool_answer, resume_entries, run_view, sync_messages, Actions,
+    ApprovalKind, Connection, EventRecord, MessageEntry, Pending, RunErrorView, RunView, SendInput,
+    UseAgentOptions, Writers,
 };
 use super::transport::{
     get_json, get_stream, is_same_origin, now_ms, post_json, post_stream, random_id, sleep_ms,
@@ -31,7 +31,7 @@ use crate::protocol::compat::prepare_request;
 use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
 use crate::protocol::event::EventKind;
 use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions, StreamOutcome};
-use crate::protocol::reduce::{Change, Conversation, RunStatus};
+use crate::protocol::reduce::{Change, Conversation, PlacedHint, RunStatus};
 use crate::protocol::sse::{Decoder, SseFrame};
 use crate::protocol::types::{
     Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, ToolMessage, UserMessage,
@@ -114,6 +114,10 @@ pub(crate) fn actions(
     if options.initial_thread_id.is_none() {
         w.thread_id.set(format!("thread-{}", random_id()));
     }
+    let run_view = RunView {
+        render_hints: options.initial_render_hints.clone(),
+        ..RunView::default()
+    };
     let live: Shared = Rc::new(RefCell::new(Live {
         options,
         w,
@@ -125,7 +129,7 @@ pub(crate) fn actions(
         abort: None,
         seq: 0,
         warnings_seen: 0,
-        run_view: RunView::default(),
+        run_view,
         last_run: None,
         interrupt_answers: HashMap::new(),
         decoder: Decoder::new(),
@@ -677,8 +681,12 @@ fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
     for (i, d) in delivered.into_iter().enumerate() {
         if let EventKind::Custom { name, value } = &d.event.kind {
             if name == RENDER_HINT_CUSTOM_NAME {
-                let (component, props) = render_hint_of(value);
-                b.run_view.render_hints.push((component, props, counts[i]));
+                let run_id = match &b.current().run {
+                    RunStatus::Running { run_id } => Some(run_id.clone()),
+                    _ => None,
+                };
+                let hint = PlacedHint::from_value(value, counts[i], run_id);
+                b.run_view.render_hints.push(hint);
             }
         }
         b.pending.note(&d.change);

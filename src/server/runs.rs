@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::compat::{parse_version, Version};
 use crate::protocol::event::{Event, EventKind};
-use crate::protocol::reduce::Conversation;
+use crate::protocol::reduce::{Conversation, PlacedHint};
 use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
 use crate::wire::RunState;
 
@@ -117,8 +117,10 @@ impl Runs {
         mut input: RunAgentInput,
         settings: RunSettings,
     ) -> Result<StartedRun, ApiError> {
-        if let Some((messages, state)) = self.history(&input.thread_id).await {
+        let mut earlier_hints = Vec::new();
+        if let Some((messages, state, hints)) = self.history(&input.thread_id).await {
             merge_history(&mut input, messages, state);
+            earlier_hints = hints;
         }
         let cancel = CancellationToken::new();
         let log = Arc::new(RunLog::new(self.store.is_some()));
@@ -158,7 +160,7 @@ impl Runs {
             chunks: ChunkExpander::new(),
         };
         let agent_id = agent.info().id;
-        self.begin_thread(&input);
+        self.begin_thread(&input, earlier_hints);
         if let Some(store) = &self.store {
             store.run_started(&input, &agent_id, now_ms()).await;
         }
@@ -176,25 +178,26 @@ impl Runs {
         if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
             return Some(c.clone());
         }
-        let (messages, state) = self.history(thread_id).await?;
+        let (messages, state, hints) = self.history(thread_id).await?;
         let mut conv = Conversation::default();
+        conv.render_hints = hints;
         conv.apply(&Event::from(EventKind::MessagesSnapshot { messages }));
         conv.apply(&Event::from(EventKind::StateSnapshot { snapshot: state }));
         conv.thread_id = Some(thread_id.to_string());
         Some(conv)
     }
 
-    /// A thread's messages and state: the live conversation, else the stored one.
+    /// A thread's messages, state and render hints: the live conversation's, else the stored.
     async fn history(
         &self,
         thread_id: &str,
-    ) -> Option<(Vec<crate::protocol::types::Message>, Value)> {
+    ) -> Option<(Vec<crate::protocol::types::Message>, Value, Vec<PlacedHint>)> {
         if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
-            return Some((c.messages.clone(), c.state.clone()));
+            return Some((c.messages.clone(), c.state.clone(), c.render_hints.clone()));
         }
         let store = self.store.as_ref()?;
         match store.thread(thread_id).await {
-            Ok(Some(t)) => Some((t.messages, t.state)),
+            Ok(Some(t)) => Some((t.messages, t.state, t.render_hints)),
             Ok(None) => None,
             Err(e) => {
                 tracing::error!(thread = %thread_id, "cannot read the thread's history: {e}");
@@ -381,9 +384,14 @@ impl Runs {
 
     /// The thread's conversation takes the run's input: its messages and its state, which is
     /// the baseline of the run's state deltas.
-    fn begin_thread(&self, input: &RunAgentInput) {
+    /// A thread not in memory yet starts with its earlier runs' render hints (`hints`).
+    fn begin_thread(&self, input: &RunAgentInput, hints: Vec<PlacedHint>) {
         let mut threads = self.threads.lock().unwrap();
-        let conv = threads.entry(input.thread_id.clone()).or_default();
+        let conv = threads.entry(input.thread_id.clone()).or_insert_with(|| {
+            let mut conv = Conversation::default();
+            conv.render_hints = hints;
+            conv
+        });
         start_conversation(conv, input, now_ms());
         *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
     }

@@ -58,6 +58,7 @@ enum Op {
         error: Option<String>,
         messages: String,
         state: String,
+        render_hints: String,
     },
     Flush(oneshot::Sender<()>),
 }
@@ -190,6 +191,7 @@ impl Store {
             error,
             messages: serde_json::to_string(&conv.messages).unwrap_or_default(),
             state: conv.state.to_string(),
+            render_hints: serde_json::to_string(&conv.render_hints).unwrap_or_else(|_| "[]".into()),
         })
         .await;
     }
@@ -224,8 +226,8 @@ impl Store {
     /// One thread as stored (its messages and state as of its last run start or end).
     pub async fn thread(&self, id: &str) -> Result<Option<ThreadView>, sqlx::Error> {
         let Some(row) = sqlx::query(
-            "SELECT id, title, agent_id, created_at, updated_at, messages, state FROM threads \
-             WHERE id = ?",
+            "SELECT id, title, agent_id, created_at, updated_at, messages, state, render_hints \
+             FROM threads WHERE id = ?",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -235,6 +237,7 @@ impl Store {
         };
         let messages: String = row.try_get("messages")?;
         let state: String = row.try_get("state")?;
+        let hints: String = row.try_get("render_hints")?;
         Ok(Some(ThreadView {
             id: row.try_get("id")?,
             title: row.try_get("title")?,
@@ -244,6 +247,7 @@ impl Store {
             messages: serde_json::from_str(&messages).unwrap_or_default(),
             state: serde_json::from_str(&state).unwrap_or(Value::Null),
             runs: self.runs_of(id, false).await?,
+            render_hints: serde_json::from_str(&hints).unwrap_or_default(),
         }))
     }
 
@@ -326,6 +330,15 @@ impl Store {
             let thread_id: String = row.try_get("thread_id")?;
             let input: String = row.try_get("input")?;
             let mut conv = Conversation::default();
+            // The render hints of the thread's earlier runs stay; this run's come from its events.
+            let hints: Option<String> =
+                sqlx::query_scalar("SELECT render_hints FROM threads WHERE id = ?")
+                    .bind(&thread_id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            conv.render_hints = hints
+                .and_then(|h| serde_json::from_str(&h).ok())
+                .unwrap_or_default();
             if let Ok(input) = serde_json::from_str::<RunAgentInput>(&input) {
                 start_conversation(&mut conv, &input, now);
             }
@@ -541,6 +554,7 @@ async fn apply(
                 error,
                 messages,
                 state,
+                render_hints,
             } => {
                 sqlx::query("UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?")
                     .bind(status.as_str())
@@ -550,10 +564,12 @@ async fn apply(
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query(
-                    "UPDATE threads SET messages = ?, state = ?, updated_at = ? WHERE id = ?",
+                    "UPDATE threads SET messages = ?, state = ?, render_hints = ?, updated_at = ? \
+                     WHERE id = ?",
                 )
                 .bind(&messages)
                 .bind(&state)
+                .bind(&render_hints)
                 .bind(at)
                 .bind(&thread_id)
                 .execute(&mut *tx)

@@ -31,6 +31,7 @@ pub async fn thread_view(state: &AppState, id: &str) -> Result<Option<ThreadView
         (Some(mut view), Some(conv)) => {
             view.messages = conv.messages;
             view.state = conv.state;
+            view.render_hints = conv.render_hints;
             Some(view)
         }
         (Some(view), None) => Some(view),
@@ -43,6 +44,7 @@ pub async fn thread_view(state: &AppState, id: &str) -> Result<Option<ThreadView
             messages: conv.messages,
             state: conv.state,
             runs: vec![],
+            render_hints: conv.render_hints,
         }),
         (None, None) => None,
     })

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::client::session::{MessageEntry, UseAgentReturn};
+use crate::protocol::reduce::PlacedHint;
 use crate::protocol::types::{Message as Msg, Role};
 use crate::ui::approval::ApprovalCard;
 use crate::ui::message::Message;
@@ -49,7 +50,7 @@ impl Row {
 /// The rows of a transcript. Tool results whose call is in the transcript are left out (the
 /// call's card shows them). Reads roles and ids untracked: they are set when a message is added,
 /// which replaces the list anyway.
-fn rows_of(entries: &[MessageEntry], hints: &[(String, Value, usize)]) -> Vec<Row> {
+fn rows_of(entries: &[MessageEntry], hints: &[PlacedHint]) -> Vec<Row> {
     let calls: HashSet<String> = entries
         .iter()
         .flat_map(|e| {
@@ -68,7 +69,7 @@ fn rows_of(entries: &[MessageEntry], hints: &[(String, Value, usize)]) -> Vec<Ro
     let mut seen_subagents = HashSet::new();
     let mut hint = 0;
     for (i, e) in entries.iter().enumerate() {
-        while hint < hints.len() && hints[hint].2 <= i {
+        while hint < hints.len() && hints[hint].position <= i {
             rows.push(Row::Hint(hint));
             hint += 1;
         }
@@ -191,7 +192,7 @@ pub fn Chat(
         }
         Row::Hint(i) => {
             let (component, props) = hints
-                .with_untracked(|h| h.get(i).map(|(c, p, _)| (c.clone(), p.clone())))
+                .with_untracked(|h| h.get(i).map(|h| (h.component.clone(), h.props.clone())))
                 .unwrap_or_default();
             view! {
                 <div class="turn hint-turn">

@@ -133,22 +133,31 @@ impl ThreadStore {
         thread_id: Option<String>,
     ) -> ThreadRecord {
         let (url, options) = match view {
-            Some(v) => (
-                agent_url(v.agent_id.as_deref()),
-                UseAgentOptions {
-                    url: Signal::default(),
-                    headers: self.headers,
-                    tools: Vec::new(),
-                    follow_run: v
-                        .runs
-                        .last()
-                        .filter(|r| r.status == RunState::Running)
-                        .map(|r| r.run_id.clone()),
-                    initial_messages: v.messages,
-                    initial_state: Some(v.state),
-                    initial_thread_id: Some(v.id),
-                },
-            ),
+            Some(v) => {
+                let follow = v
+                    .runs
+                    .last()
+                    .filter(|r| r.status == RunState::Running)
+                    .map(|r| r.run_id.clone());
+                (
+                    agent_url(v.agent_id.as_deref()),
+                    UseAgentOptions {
+                        url: Signal::default(),
+                        headers: self.headers,
+                        tools: Vec::new(),
+                        follow_run: follow.clone(),
+                        // The followed run's hints come again with its events.
+                        initial_render_hints: v
+                            .render_hints
+                            .into_iter()
+                            .filter(|h| h.run_id.is_none() || h.run_id != follow)
+                            .collect(),
+                        initial_messages: v.messages,
+                        initial_state: Some(v.state),
+                        initial_thread_id: Some(v.id),
+                    },
+                )
+            }
             None => (
                 DEFAULT_AGENT_URL.to_string(),
                 UseAgentOptions {
@@ -159,6 +168,7 @@ impl ThreadStore {
                     initial_state: None,
                     initial_thread_id: thread_id,
                     follow_run: None,
+                    initial_render_hints: Vec::new(),
                 },
             ),
         };

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::dialect::RENDER_HINT_CUSTOM_NAME;
 use super::event::{Event, EventKind};
 use super::types::{
     Interrupt, JsonObject, Message, ReasoningMessage, RunAgentInput, RunOutcome, SubagentOutcome,
@@ -31,8 +32,47 @@ use state::patch_atomically;
 
 /// `custom_events` keeps only this many (the newest).
 const CUSTOM_LIMIT: usize = 256;
+/// `render_hints` keeps only this many (the newest).
+const RENDER_HINT_LIMIT: usize = 1024;
 /// A stream of broken events must not grow memory without bound.
 const WARNING_LIMIT: usize = 1024;
+
+/// A render hint (`CUSTOM` named [`RENDER_HINT_CUSTOM_NAME`]) and where the transcript shows it:
+/// after the first `position` messages, as the conversation stood when the hint arrived.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacedHint {
+    /// The registered component's name; empty when the value had none (shown as JSON).
+    pub component: String,
+    pub props: Value,
+    pub position: usize,
+    /// The run that sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+}
+
+impl PlacedHint {
+    /// A hint from a `CUSTOM` value `{component, props}` (anything else: no component, the
+    /// whole value as props).
+    pub fn from_value(value: &Value, position: usize, run_id: Option<String>) -> Self {
+        let (component, props) = match value.get("component").and_then(Value::as_str) {
+            Some(c) => (
+                c.to_string(),
+                value
+                    .get("props")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new())),
+            ),
+            None => (String::new(), value.clone()),
+        };
+        PlacedHint {
+            component,
+            props,
+            position,
+            run_id,
+        }
+    }
+}
 
 /// Where the current (or last) run stands.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -119,6 +159,9 @@ pub struct Conversation {
     pub subagents: Vec<SubagentRecord>,
     /// `CUSTOM` name/value pairs in order, the newest 256.
     pub custom_events: Vec<(String, Value)>,
+    /// Render hints of every run of the thread, in order (the newest 1,024); a run started
+    /// again under the same id drops its earlier ones.
+    pub render_hints: Vec<PlacedHint>,
     pub raw_events: usize,
     pub warnings: Vec<String>,
     /// Message id → position; kept exact so deltas are O(1).
@@ -142,6 +185,7 @@ impl Default for Conversation {
             reasoning_spans: Vec::new(),
             subagents: Vec::new(),
             custom_events: Vec::new(),
+            render_hints: Vec::new(),
             raw_events: 0,
             warnings: Vec::new(),
             index: HashMap::new(),
@@ -400,6 +444,21 @@ impl Conversation {
                 ..
             } => self.set_subagent_status(subagent_run_id, SubagentStatus::Error(message.clone())),
             K::Custom { name, value } => {
+                if name == RENDER_HINT_CUSTOM_NAME {
+                    let run_id = match &self.run {
+                        RunStatus::Running { run_id } => Some(run_id.clone()),
+                        _ => None,
+                    };
+                    self.render_hints.push(PlacedHint::from_value(
+                        value,
+                        self.messages.len(),
+                        run_id,
+                    ));
+                    if self.render_hints.len() > RENDER_HINT_LIMIT {
+                        let excess = self.render_hints.len() - RENDER_HINT_LIMIT;
+                        self.render_hints.drain(..excess);
+                    }
+                }
                 self.custom_events.push((name.clone(), value.clone()));
                 if self.custom_events.len() > CUSTOM_LIMIT {
                     let excess = self.custom_events.len() - CUSTOM_LIMIT;

@@ -19,6 +19,8 @@ impl Conversation {
         };
         self.pending_tool_call_ids.clear();
         self.result = None;
+        self.render_hints
+            .retain(|h| h.run_id.as_deref() != Some(run_id));
         let Some(input) = input else {
             return Change::Run;
         };

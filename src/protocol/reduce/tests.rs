@@ -502,6 +502,50 @@ fn steps_spans_subagents_custom_and_raw() {
 }
 
 #[test]
+fn render_hints_are_placed_after_the_messages_before_them() {
+    let mut c = conv(json!([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        {"type": "CUSTOM", "name": "ui_render_hint", "value": {"component": "chart", "props": {"a": 1}}},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+        {"type": "CUSTOM", "name": "ui_render_hint", "value": {"no": "component"}},
+        {"type": "CUSTOM", "name": "other", "value": 1},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"},
+    ]));
+    let placed: Vec<_> = c
+        .render_hints
+        .iter()
+        .map(|h| (h.component.as_str(), h.position, h.run_id.as_deref()))
+        .collect();
+    assert_eq!(placed, [("chart", 0, Some("r1")), ("", 1, Some("r1"))]);
+    assert_eq!(c.render_hints[0].props, json!({"a": 1}));
+    assert_eq!(c.render_hints[1].props, json!({"no": "component"}));
+    // A later run keeps them; the same run id started again replaces its own.
+    feed(
+        &mut c,
+        json!([
+            {"type": "RUN_STARTED", "threadId": "t", "runId": "r2"},
+            {"type": "CUSTOM", "name": "ui_render_hint", "value": {"component": "table"}},
+            {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"},
+            {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        ]),
+    );
+    let placed: Vec<_> = c
+        .render_hints
+        .iter()
+        .map(|h| (h.component.as_str(), h.run_id.as_deref()))
+        .collect();
+    assert_eq!(placed, [("table", Some("r2"))]);
+    assert_eq!(c.render_hints[0].props, json!({}));
+    // Stored as JSON and read back unchanged.
+    let text = serde_json::to_string(&c.render_hints).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Vec<PlacedHint>>(&text).unwrap(),
+        c.render_hints
+    );
+}
+
+#[test]
 fn direct_edits_to_messages_are_repaired() {
     let mut c = conv(json!([
         {"type": "TEXT_MESSAGE_START", "messageId": "a"},
