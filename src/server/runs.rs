@@ -26,11 +26,16 @@ use super::error::ApiError;
 use super::store::{start_conversation, Store};
 
 mod log;
+#[cfg(test)]
+mod tests;
 use log::RunLog;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 
 /// How many events the observer hub buffers; an observer further behind is resynchronised.
 pub const HUB_CAPACITY: usize = 4096;
+/// With a database, how many threads without a run in progress keep their conversation in
+/// memory (the most recently run); the others are read back from the database when needed.
+pub const IDLE_THREADS_KEPT: usize = 256;
 
 /// One event as observers see it.
 #[derive(Debug)]
@@ -60,6 +65,10 @@ pub struct Runs {
     active: Mutex<HashMap<String, ActiveRun>>,
     waits: Mutex<HashMap<String, Waiter>>,
     threads: Mutex<HashMap<String, Conversation>>,
+    /// Thread id → when a run last started on it (a counter), for evicting idle threads.
+    recency: Mutex<HashMap<String, u64>>,
+    clock: AtomicU64,
+    keep_idle: usize,
     latest_thread: Mutex<Option<String>>,
     hub: broadcast::Sender<Arc<Observed>>,
     /// The hub's newest events, for observers resuming with `Last-Event-ID`.
@@ -75,22 +84,30 @@ pub struct StartedRun {
 }
 
 impl Runs {
-    /// Runs kept in memory only (their events are all kept while they last).
+    /// Runs kept in memory only (their events and threads are all kept while they last).
     pub fn new() -> Arc<Self> {
-        Self::build(None)
+        Self::build(None, usize::MAX)
     }
 
-    /// Runs persisted in `store`.
+    /// Runs persisted in `store`, keeping [`IDLE_THREADS_KEPT`] idle threads in memory.
     pub fn with_store(store: Store) -> Arc<Self> {
-        Self::build(Some(store))
+        Self::build(Some(store), IDLE_THREADS_KEPT)
     }
 
-    fn build(store: Option<Store>) -> Arc<Self> {
+    /// Runs persisted in `store`, keeping `keep_idle` idle threads in memory.
+    pub fn with_store_keeping(store: Store, keep_idle: usize) -> Arc<Self> {
+        Self::build(Some(store), keep_idle)
+    }
+
+    fn build(store: Option<Store>, keep_idle: usize) -> Arc<Self> {
         let (hub, _) = broadcast::channel(HUB_CAPACITY);
         Arc::new(Runs {
             active: Mutex::default(),
             waits: Mutex::default(),
             threads: Mutex::default(),
+            recency: Mutex::default(),
+            clock: AtomicU64::new(0),
+            keep_idle,
             latest_thread: Mutex::default(),
             hub,
             recent: Mutex::default(),
@@ -196,6 +213,8 @@ impl Runs {
             return Some((c.messages.clone(), c.state.clone(), c.render_hints.clone()));
         }
         let store = self.store.as_ref()?;
+        // The thread may have just left memory with its last writes still queued.
+        store.flush().await;
         match store.thread(thread_id).await {
             Ok(Some(t)) => Some((t.messages, t.state, t.render_hints)),
             Ok(None) => None,
@@ -393,7 +412,44 @@ impl Runs {
             conv
         });
         start_conversation(conv, input, now_ms());
+        let t = self.clock.fetch_add(1, Ordering::Relaxed);
+        self.recency
+            .lock()
+            .unwrap()
+            .insert(input.thread_id.clone(), t);
         *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
+    }
+
+    /// Drop the conversations of the least recently run threads that have no run in progress,
+    /// beyond the [`IDLE_THREADS_KEPT`] newest (only with a database, which keeps them).
+    fn evict_idle_threads(&self) {
+        if self.store.is_none() {
+            return;
+        }
+        let busy: std::collections::HashSet<String> = self
+            .active
+            .lock()
+            .unwrap()
+            .values()
+            .map(|r| r.thread_id.clone())
+            .collect();
+        let latest = self.latest_thread.lock().unwrap().clone();
+        let mut threads = self.threads.lock().unwrap();
+        let excess = threads.len().saturating_sub(busy.len() + self.keep_idle);
+        if excess == 0 {
+            return;
+        }
+        let mut recency = self.recency.lock().unwrap();
+        let mut idle: Vec<(u64, String)> = threads
+            .keys()
+            .filter(|t| !busy.contains(*t) && latest.as_ref() != Some(*t))
+            .map(|t| (recency.get(t).copied().unwrap_or(0), t.clone()))
+            .collect();
+        idle.sort_unstable();
+        for (_, t) in idle.into_iter().take(excess) {
+            threads.remove(&t);
+            recency.remove(&t);
+        }
     }
 
     fn publish(
@@ -443,6 +499,7 @@ impl Runs {
     fn end(&self, run_id: &str) {
         self.active.lock().unwrap().remove(run_id);
         self.waits.lock().unwrap().retain(|_, w| w.run_id != run_id);
+        self.evict_idle_threads();
     }
 }
 
