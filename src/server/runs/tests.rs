@@ -15,7 +15,7 @@ fn run_on(thread: &str, run: &str, text: &str) -> RunAgentInput {
 }
 
 async fn settle(runs: &Arc<Runs>) {
-    for _ in 0..500 {
+    for _ in 0..2500 {
         if runs.active_count() == 0 {
             return;
         }
