@@ -24,19 +24,20 @@ async fn settle(runs: &Arc<Runs>) {
     panic!("runs did not end");
 }
 
+/// One `chat` run on each of the threads t0..t4, in order.
+async fn chat_on_five_threads(runs: &Arc<Runs>) {
+    for i in 0..5 {
+        let input = run_on(&format!("t{i}"), &format!("r{i}"), "chat");
+        run_input(runs, input, settings()).await;
+        settle(runs).await;
+    }
+}
+
 #[tokio::test]
 async fn idle_threads_leave_memory_and_come_back_from_the_database() {
     let store = Store::open(":memory:").await.unwrap();
     let runs = Runs::with_store_keeping(store, 2);
-    for i in 0..5 {
-        run_input(
-            &runs,
-            run_on(&format!("t{i}"), &format!("r{i}"), "chat"),
-            settings(),
-        )
-        .await;
-        settle(&runs).await;
-    }
+    chat_on_five_threads(&runs).await;
     // The two most recently run threads stay.
     assert_eq!(runs.thread_ids(), ["t3", "t4"]);
     // An evicted thread continues with its history, read back from the database.
@@ -61,14 +62,6 @@ async fn idle_threads_leave_memory_and_come_back_from_the_database() {
 #[tokio::test]
 async fn without_a_database_every_thread_stays() {
     let runs = Runs::new();
-    for i in 0..5 {
-        run_input(
-            &runs,
-            run_on(&format!("t{i}"), &format!("r{i}"), "chat"),
-            settings(),
-        )
-        .await;
-        settle(&runs).await;
-    }
+    chat_on_five_threads(&runs).await;
     assert_eq!(runs.thread_ids().len(), 5);
 }
