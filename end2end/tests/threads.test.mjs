@@ -5,7 +5,9 @@
 // the server.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer, stopServer, launchBrowser, openPage, send, idle as idleUntil } from "./support.mjs";
@@ -250,6 +252,51 @@ test("a reload while a run streams follows that run to its end", async () => {
   assert.equal(await log(page).locator(".msg-assistant .md").count(), 1);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test("after a server restart, a run cut short shows why, and Retry runs it again", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agui-restart-"));
+  const db = path.join(dir, "studio.db");
+  let first;
+  let second;
+  try {
+    first = await startServer(["--demo-delay-ms", "20", "--db", db]);
+    const { page } = await open(first.url);
+    await send(page, "long 3000");
+    await answerReaches(page, 300);
+    const id = threadOf(page);
+    first.proc.kill("SIGKILL");
+    await new Promise((r) => first.proc.once("close", r));
+    await page.close();
+
+    second = await startServer(["--demo-delay-ms", "0", "--db", db]);
+    const { page: again, problems } = await open(`${second.url}/?thread=${encodeURIComponent(id)}`);
+    const banner = again.getByRole("alert").filter({ hasText: "The run failed" });
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /SERVER_RESTARTED/);
+    assert.match(await banner.innerText(), /server stopped while this run was in progress/);
+    await threads(again).getByText("interrupted").waitFor();
+    // What was streamed before the crash is there.
+    assert.match(await lastAnswer(again), /^0 1 2 3 /);
+    await shoot(again, "interrupted");
+
+    await banner.getByRole("button", { name: "Retry" }).click();
+    await idle(again, 60000);
+    assert.equal((await lastAnswer(again)).trim(), [...Array(3000).keys()].join(" "));
+    assert.equal(await again.getByRole("alert").filter({ hasText: "The run failed" }).count(), 0);
+    const view = await (await fetch(`${second.url}/api/threads/${encodeURIComponent(id)}`)).json();
+    assert.deepEqual(
+      view.runs.map((r) => r.status),
+      ["interrupted", "finished"],
+    );
+    assert.deepEqual(problems, []);
+    await again.close();
+  } finally {
+    if (first && first.proc.exitCode === null) first.proc.kill("SIGKILL");
+    stopServer(second);
+    if (second) await new Promise((r) => (second.proc.exitCode === null ? second.proc.once("close", r) : r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("Stop cancels a detached run on the server", async () => {

@@ -134,6 +134,9 @@ pub struct UseAgentOptions {
     pub follow_run: Option<String>,
     /// Render hints of the thread's earlier runs (as stored by the server).
     pub initial_render_hints: Vec<PlacedHint>,
+    /// The thread's last run failed (or the server stopped during it): the banner shows this,
+    /// and "Retry" runs that run's input again (read from `GET /api/runs/{run_id}`).
+    pub failed_run: Option<(String, RunErrorView)>,
 }
 
 /// Signals and actions of an agent session. Cheap to copy.
@@ -401,7 +404,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
             render_hints: options.initial_render_hints.clone(),
             ..RunView::default()
         }),
-        error: RwSignal::new(None),
+        error: RwSignal::new(options.failed_run.as_ref().map(|(_, e)| e.clone())),
         connection: RwSignal::new(Connection::Idle),
         events: RwSignal::new(Vec::new()),
         warnings: RwSignal::new(Vec::new()),

@@ -198,13 +198,40 @@ pub(crate) fn actions(
 
     let retry = Callback::new(move |_| {
         let l = live.get_value();
+        if l.borrow().pipeline.is_some() {
+            return;
+        }
         let last = l.borrow().last_run.clone();
         if let Some((input, conv)) = last {
-            if l.borrow().pipeline.is_none() {
-                let forwarded = Some(input.forwarded_props.clone());
-                let resume = input.resume.clone();
-                start_run(&l, conv, input.thread_id.clone(), forwarded, resume);
-            }
+            retry_input(&l, input, conv);
+            return;
+        }
+        // A failed run of a thread loaded from the server: its input comes from there.
+        let (failed, headers) = {
+            let b = l.borrow();
+            let failed = b.options.failed_run.as_ref().map(|(id, _)| id.clone());
+            (failed, b.options.headers.get_untracked())
+        };
+        if let Some(run_id) = failed {
+            leptos::task::spawn_local(async move {
+                let url = format!("/api/runs/{}", encode_segment(&run_id));
+                match get_json::<RunDetail>(&url, &headers).await {
+                    Ok(Some(detail)) if l.borrow().pipeline.is_none() => {
+                        let input = detail.input;
+                        let conv =
+                            Pipeline::for_input(&input, PipelineOptions::default()).conversation;
+                        retry_input(&l, input, conv);
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        let w = l.borrow().w;
+                        w.error.set(Some(RunErrorView {
+                            message: format!("The failed run could not be read again: {e}"),
+                            code: None,
+                        }));
+                    }
+                }
+            });
         }
     });
 
@@ -480,6 +507,13 @@ fn start_run(
 /// Follow a run of this server that was already going when the page loaded: fetch the input it
 /// started from, then read its events from the first (stored, then live) through the same
 /// resuming path as a broken connection, so the transcript ends as if this page had started it.
+/// Run `input` again from `conv`, the conversation it started from.
+fn retry_input(l: &Shared, input: RunAgentInput, conv: Conversation) {
+    let forwarded = Some(input.forwarded_props.clone());
+    let resume = input.resume.clone();
+    start_run(l, conv, input.thread_id.clone(), forwarded, resume);
+}
+
 fn follow_run(l: &Shared, run_id: String) {
     let (headers, w) = {
         let b = l.borrow();

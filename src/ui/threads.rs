@@ -12,12 +12,12 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::client::session::{Connection, UseAgentOptions, UseAgentReturn};
+use crate::client::session::{Connection, RunErrorView, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
 use crate::protocol::types::Message as Msg;
 use crate::ui::agent_picker::DEFAULT_AGENT_URL;
 use crate::ui::util::truncate;
-use crate::wire::{RunState, ThreadSummary, ThreadView};
+use crate::wire::{RunState, RunSummary, ThreadSummary, ThreadView};
 
 /// What the page starts with: the stored threads and the thread named by the URL.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -139,6 +139,7 @@ impl ThreadStore {
                     .last()
                     .filter(|r| r.status == RunState::Running)
                     .map(|r| r.run_id.clone());
+                let failed_run = v.runs.last().and_then(failed_run);
                 (
                     agent_url(v.agent_id.as_deref()),
                     UseAgentOptions {
@@ -155,6 +156,7 @@ impl ThreadStore {
                         initial_messages: v.messages,
                         initial_state: Some(v.state),
                         initial_thread_id: Some(v.id),
+                        failed_run,
                     },
                 )
             }
@@ -169,6 +171,7 @@ impl ThreadStore {
                     initial_thread_id: thread_id,
                     follow_run: None,
                     initial_render_hints: Vec::new(),
+                    failed_run: None,
                 },
             ),
         };
@@ -437,7 +440,18 @@ pub fn ThreadList(
                         {move || agent_label(&r.url.get())}
                         " · "
                         {move || messages_label(count())}
-                        {move || agent.is_running.get().then_some(" · running")}
+                        {move || {
+                            if agent.is_running.get() {
+                                return " · running";
+                            }
+                            agent.error.with(|e| match e {
+                                Some(e) if e.code.as_deref() == Some("SERVER_RESTARTED") => {
+                                    " · interrupted"
+                                }
+                                Some(_) => " · failed",
+                                None => "",
+                            })
+                        }}
                         {move || (!is_local(&r.url.get())).then_some(" · this tab only")}
                     </span>
                 </button>
@@ -456,15 +470,18 @@ pub fn ThreadList(
         } else {
             truncate(s.title.trim(), 60)
         };
-        let running = s
-            .last_run
-            .as_ref()
-            .is_some_and(|r| r.status == RunState::Running);
+        let last = s.last_run.as_ref().map(|r| r.status);
+        let running = last == Some(RunState::Running);
         let agent = agent_label(&agent_url(s.agent_id.as_deref()));
         let meta = format!(
             "{agent} · {}{}",
             messages_label(s.message_count),
-            if running { " · running" } else { "" }
+            match last {
+                Some(RunState::Running) => " · running",
+                Some(RunState::Interrupted) => " · interrupted",
+                Some(RunState::Error) => " · failed",
+                _ => "",
+            }
         );
         view! {
             <li>
@@ -517,4 +534,18 @@ pub fn ThreadList(
         </nav>
     }
     .into_any()
+}
+
+/// The banner's error for a stored run that failed or was cut short by a server restart.
+fn failed_run(run: &RunSummary) -> Option<(String, RunErrorView)> {
+    let code = match run.status {
+        RunState::Interrupted => Some("SERVER_RESTARTED".to_string()),
+        RunState::Error => None,
+        _ => return None,
+    };
+    let message = run
+        .error
+        .clone()
+        .unwrap_or_else(|| "The run ended with an error.".into());
+    Some((run.run_id.clone(), RunErrorView { message, code }))
 }
