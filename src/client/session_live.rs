@@ -38,7 +38,14 @@ use crate::protocol::types::{
 };
 
 use super::session::EVENT_LOG_LIMIT;
+
+mod frames;
+mod hitl;
+mod resume;
 use crate::wire::{encode_segment, RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
+use frames::{feed, on_bytes, record, schedule_frame};
+use hitl::{answer, maybe_resume};
+use resume::{cancel_url, follow_run, numeric, resume_run};
 
 struct Live {
     options: UseAgentOptions,
@@ -69,12 +76,6 @@ struct Live {
     /// Bumped by every run start and reset, so the tasks of an older run stop.
     generation: u64,
 }
-
-/// Backoff of resuming: the first wait, the longest wait, and how long to keep trying
-/// without receiving anything.
-const RESUME_FIRST_MS: u32 = 250;
-const RESUME_MAX_MS: u32 = 4000;
-const RESUME_GIVE_UP_MS: f64 = 30_000.0;
 
 type Shared = Rc<RefCell<Live>>;
 
@@ -297,121 +298,6 @@ fn user_message(text: String, attachments: Vec<ContentPart>) -> Message {
     })
 }
 
-/// Answer an approval the way its style requires.
-fn answer(
-    l: &Shared,
-    id: &str,
-    approved: bool,
-    edited: Option<Value>,
-    messages: ReadSignal<Vec<MessageEntry>>,
-    run: ReadSignal<RunView>,
-) {
-    let msgs: Vec<Message> =
-        messages.with_untracked(|m| m.iter().map(|e| e.msg.get_untracked()).collect());
-    let approvals = run.with_untracked(|r| approvals_of(&msgs, r));
-    let Some(a) = approvals.into_iter().find(|a| a.id == id) else {
-        return;
-    };
-    let thread = l.borrow().w.thread_id.get_untracked();
-    match a.kind {
-        ApprovalKind::FrontendTool => {
-            let tool_call_id = a.tool_call_id.clone().unwrap_or_default();
-            let content = frontend_tool_answer(approved, edited, &a.args);
-            let msg = Message::Tool(ToolMessage {
-                id: format!("tool-{}", random_id()),
-                content: Content::Text(content),
-                tool_call_id,
-                error: (!approved).then(|| "rejected by the user".to_string()),
-                encrypted_value: None,
-                encrypted_value_type: None,
-                metadata: None,
-                subagent_run_id: None,
-            });
-            let mut conv = l.borrow().conversation.clone();
-            conv.messages.push(msg);
-            conv.reindex();
-            let still_pending = approvals_of(&conv.messages, &l.borrow().run_view)
-                .iter()
-                .any(|p| p.kind == ApprovalKind::FrontendTool);
-            if still_pending {
-                let mut b = l.borrow_mut();
-                b.conversation = conv;
-                b.pending.messages_reset = true;
-                drop(b);
-                schedule_frame(l);
-            } else {
-                start_run(l, conv, thread, None, None);
-            }
-        }
-        ApprovalKind::InStream => {
-            let url = tool_result_url(&l.borrow().options.url.get_untracked());
-            let headers = l.borrow().options.headers.get_untracked();
-            let mut body = json!({ "toolCallId": a.id, "approved": approved });
-            if let Some(e) = edited {
-                body["editedArgs"] = e;
-            }
-            let w = l.borrow().w;
-            leptos::task::spawn_local(async move {
-                match post_json(&url, &body.to_string(), &headers).await {
-                    Ok(s) if s < 300 => {}
-                    Ok(s) => w.error.set(Some(RunErrorView {
-                        message: format!("the server did not take the answer (HTTP {s})"),
-                        code: None,
-                    })),
-                    Err(e) => w.error.set(Some(RunErrorView {
-                        message: e.to_string(),
-                        code: None,
-                    })),
-                }
-            });
-        }
-        ApprovalKind::Interrupt => {
-            let mut payload = json!({ "approved": approved });
-            if let Some(e) = edited {
-                payload["editedArgs"] = e;
-            }
-            l.borrow_mut()
-                .interrupt_answers
-                .insert(a.id.clone(), payload);
-            maybe_resume(l, thread);
-        }
-    }
-}
-
-/// Resume once every pending interrupt has an answer.
-fn maybe_resume(l: &Shared, thread: String) {
-    let (interrupts, answers, conv) = {
-        let b = l.borrow();
-        if b.pipeline.is_some() {
-            return;
-        }
-        (
-            b.conversation.pending_interrupts.clone(),
-            b.interrupt_answers.clone(),
-            b.conversation.clone(),
-        )
-    };
-    if interrupts.is_empty() || !interrupts.iter().all(|i| answers.contains_key(&i.id)) {
-        return;
-    }
-    let resume = resume_entries(&interrupts, &answers);
-    l.borrow_mut().interrupt_answers.clear();
-    start_run(l, conv, thread, None, Some(resume));
-}
-
-/// `POST /api/ag-ui/tool-result` on the agent's own server.
-fn tool_result_url(agent_url: &str) -> String {
-    let origin = agent_url
-        .split_once("://")
-        .and_then(|(scheme, rest)| {
-            rest.split('/')
-                .next()
-                .map(|host| format!("{scheme}://{host}"))
-        })
-        .unwrap_or_default();
-    format!("{origin}/api/ag-ui/tool-result")
-}
-
 fn start_run(
     l: &Shared,
     conv: Conversation,
@@ -504,241 +390,11 @@ fn start_run(
     });
 }
 
-/// Follow a run of this server that was already going when the page loaded: fetch the input it
-/// started from, then read its events from the first (stored, then live) through the same
-/// resuming path as a broken connection, so the transcript ends as if this page had started it.
 /// Run `input` again from `conv`, the conversation it started from.
 fn retry_input(l: &Shared, input: RunAgentInput, conv: Conversation) {
     let forwarded = Some(input.forwarded_props.clone());
     let resume = input.resume.clone();
     start_run(l, conv, input.thread_id.clone(), forwarded, resume);
-}
-
-fn follow_run(l: &Shared, run_id: String) {
-    let (headers, w) = {
-        let b = l.borrow();
-        (b.options.headers.get_untracked(), b.w)
-    };
-    let Some(controller) = web_sys::AbortController::new().ok() else {
-        return;
-    };
-    let signal = controller.signal();
-    let generation = {
-        let mut b = l.borrow_mut();
-        b.generation += 1;
-        b.abort = Some(controller);
-        b.generation
-    };
-    let l = l.clone();
-    leptos::task::spawn_local(async move {
-        let url = format!("/api/runs/{}", encode_segment(&run_id));
-        let Ok(Some(detail)) = get_json::<RunDetail>(&url, &headers).await else {
-            return;
-        };
-        {
-            let mut b = l.borrow_mut();
-            if b.generation != generation || b.pipeline.is_some() {
-                return;
-            }
-            let input = detail.input;
-            let pipeline = Pipeline::for_input(&input, PipelineOptions::default());
-            b.decoder = Decoder::new();
-            b.last_event_id = None;
-            b.resume_after = None;
-            b.events_url = Some(detail.run.events_url);
-            b.decode_error = None;
-            b.received = 0;
-            b.last_run = Some((input, pipeline.conversation.clone()));
-            b.pipeline = Some(pipeline);
-            b.warnings_seen = 0;
-            b.run_view.started_at = Some(now_ms());
-            b.run_view.ended_at = None;
-            b.pending.messages_reset = true;
-            b.pending.state = true;
-            b.pending.run = true;
-        }
-        w.error.set(None);
-        w.connection.set(Connection::Connecting);
-        schedule_frame(&l);
-        let pending = Err(TransportError::Network(
-            "following the run in progress".into(),
-        ));
-        let result = resume_run(&l, generation, pending, &signal).await;
-        finish_run(&l, generation, result);
-    });
-}
-
-/// `POST /api/runs/{id}/cancel` for a run whose events are at `/api/runs/{id}/events`.
-fn cancel_url(events_url: &str) -> String {
-    let base = events_url.strip_suffix("/events").unwrap_or(events_url);
-    format!("{base}/cancel")
-}
-
-fn numeric(id: Option<&str>) -> Option<u64> {
-    id.and_then(|i| i.trim().parse().ok())
-}
-
-/// While the current run's stream broke before its terminal event and the run can be re-read,
-/// resume it after the last event seen. Returns the result to finish the run with.
-async fn resume_run(
-    l: &Shared,
-    generation: u64,
-    mut result: Result<(), TransportError>,
-    signal: &web_sys::AbortSignal,
-) -> Result<(), TransportError> {
-    let mut delay = RESUME_FIRST_MS;
-    let mut deadline = now_ms() + RESUME_GIVE_UP_MS;
-    loop {
-        let (events_url, last_id, received, w) = {
-            let b = l.borrow();
-            if b.generation != generation || signal.aborted() {
-                return result;
-            }
-            let outcome = b.pipeline.as_ref().map(Pipeline::outcome);
-            // The terminal event arrived: a connection error after it changes nothing.
-            if outcome == Some(StreamOutcome::Completed)
-                && matches!(result, Err(TransportError::Network(_)))
-            {
-                return Ok(());
-            }
-            let open = b.decode_error.is_none() && outcome == Some(StreamOutcome::Truncated);
-            match (&b.events_url, open, &result) {
-                // Refused (a resume GET answered 404: the run is unknown) or stopped.
-                (_, _, Err(TransportError::Http { .. } | TransportError::Aborted)) => {
-                    return result
-                }
-                (Some(url), true, _) => (url.clone(), b.last_event_id.clone(), b.received, b.w),
-                _ => return result,
-            }
-        };
-        if now_ms() > deadline {
-            return Err(TransportError::Network(format!(
-                "the connection to the run was lost and could not be re-established in {} s",
-                RESUME_GIVE_UP_MS / 1000.0
-            )));
-        }
-        w.connection.set(Connection::Reconnecting);
-        sleep_ms(delay).await;
-        delay = (delay * 2).min(RESUME_MAX_MS);
-        let mut headers = {
-            let mut b = l.borrow_mut();
-            if b.generation != generation || signal.aborted() {
-                return Err(TransportError::Aborted);
-            }
-            // A frame the break cut in two is dropped here and arrives again whole.
-            b.decoder = Decoder::new();
-            b.resume_after = numeric(last_id.as_deref());
-            b.options.headers.get_untracked()
-        };
-        if let Some(id) = &last_id {
-            headers.push(("Last-Event-ID".to_string(), id.clone()));
-        }
-        let l2 = l.clone();
-        result = get_stream(&events_url, &headers, signal, move |bytes| {
-            on_bytes(&l2, generation, bytes)
-        })
-        .await;
-        if l.borrow().received > received {
-            delay = RESUME_FIRST_MS;
-            deadline = now_ms() + RESUME_GIVE_UP_MS;
-        }
-    }
-}
-
-fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
-    let mut b = l.borrow_mut();
-    if b.generation != generation || b.pipeline.is_none() || b.decode_error.is_some() {
-        return;
-    }
-    if b.w.connection.get_untracked() != Connection::Streaming {
-        b.w.connection.set(Connection::Streaming);
-    }
-    b.received += bytes.len() as u64;
-    let frames = match b.decoder.push(bytes) {
-        Ok(frames) => frames,
-        Err(e) => {
-            b.decode_error = Some(format!("SSE decoding failed: {e}"));
-            return;
-        }
-    };
-    let delivered = feed(&mut b, frames);
-    record(&mut b, delivered);
-    drop(b);
-    schedule_frame(l);
-}
-
-/// Decoded frames into the pipeline. After a resume, events the run already delivered are
-/// skipped by their id, so none is applied twice.
-fn feed(b: &mut Live, frames: Vec<SseFrame>) -> Vec<Delivered> {
-    let mut out = Vec::new();
-    for f in frames {
-        if let Some(after) = b.resume_after {
-            match numeric(f.id.as_deref()) {
-                Some(id) if id <= after => continue,
-                _ => b.resume_after = None,
-            }
-        }
-        if f.id.is_some() {
-            b.last_event_id = f.id.clone();
-        }
-        let Some(p) = b.pipeline.as_mut() else { break };
-        match serde_json::from_str::<Value>(&f.data) {
-            Ok(v) => out.extend(p.push_value(f.event.as_deref(), v)),
-            Err(e) => {
-                let data: String = f.data.chars().take(200).collect();
-                b.decode_error = Some(format!("invalid JSON in SSE data ({e}): {data}"));
-                break;
-            }
-        }
-    }
-    out
-}
-
-fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
-    let now = now_ms();
-    let warnings: Vec<String> = match b.pipeline.as_ref() {
-        Some(p) => p.warnings[b.warnings_seen.min(p.warnings.len())..].to_vec(),
-        None => Vec::new(),
-    };
-    b.warnings_seen += warnings.len();
-    let n = delivered.len();
-    // How many messages the conversation had after each event: the count now, less the messages
-    // later events of this batch added (a snapshot in between makes this approximate).
-    let mut count = b.current().messages.len();
-    let mut counts = vec![0; n];
-    for (i, d) in delivered.iter().enumerate().rev() {
-        counts[i] = count;
-        if matches!(d.change, Change::MessageAdded { .. }) {
-            count = count.saturating_sub(1);
-        }
-    }
-    for (i, d) in delivered.into_iter().enumerate() {
-        if let EventKind::Custom { name, value } = &d.event.kind {
-            if name == RENDER_HINT_CUSTOM_NAME {
-                let run_id = match &b.current().run {
-                    RunStatus::Running { run_id } => Some(run_id.clone()),
-                    _ => None,
-                };
-                let hint = PlacedHint::from_value(value, counts[i], run_id);
-                b.run_view.render_hints.push(hint);
-            }
-        }
-        b.pending.note(&d.change);
-        b.seq += 1;
-        let seq = b.seq;
-        b.pending.events.push(EventRecord {
-            seq,
-            at_ms: now,
-            type_name: d.event.type_name(),
-            json: d.event.to_value(),
-            warnings: if i + 1 == n {
-                warnings.clone()
-            } else {
-                Vec::new()
-            },
-        });
-    }
-    b.pending.warnings.extend(warnings);
 }
 
 fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
@@ -846,54 +502,4 @@ fn http_error_message(status: u16, body: &str) -> String {
         })
         .unwrap_or_else(|| body.chars().take(300).collect());
     format!("HTTP {status}: {detail}")
-}
-
-fn schedule_frame(l: &Shared) {
-    if std::mem::replace(&mut l.borrow_mut().frame_scheduled, true) {
-        return;
-    }
-    let l = l.clone();
-    request_animation_frame(move || flush(&l));
-}
-
-/// Bring the signals up to date with everything that changed since the last frame.
-fn flush(l: &Shared) {
-    let mut b = l.borrow_mut();
-    b.frame_scheduled = false;
-    let pending = std::mem::take(&mut b.pending);
-    let w = b.w;
-    {
-        let Live {
-            pipeline,
-            conversation,
-            signals,
-            ..
-        } = &mut *b;
-        let conv = pipeline
-            .as_ref()
-            .map(|p| &p.conversation)
-            .unwrap_or(conversation);
-        sync_messages(conv, &pending, signals, &w);
-    }
-    if pending.state {
-        let s = b.current().state.clone();
-        w.state.set(s);
-    }
-    if pending.run {
-        let view = run_view(b.current(), &b.run_view);
-        b.run_view = view.clone();
-        w.run.set(view);
-    }
-    if !pending.events.is_empty() {
-        w.events.update(|ev| {
-            ev.extend(pending.events.iter().cloned());
-            if ev.len() > EVENT_LOG_LIMIT {
-                let cut = ev.len() - EVENT_LOG_LIMIT;
-                ev.drain(..cut);
-            }
-        });
-    }
-    if !pending.warnings.is_empty() {
-        w.warnings.update(|ws| ws.extend(pending.warnings));
-    }
 }

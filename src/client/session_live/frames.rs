@@ -1,0 +1,151 @@
+//! From bytes to signals: decoding a run's bytes, feeding their events through the pipeline,
+//! recording them for the inspector, and flushing the changes to the signals once per animation
+//! frame.
+
+use super::*;
+
+pub(super) fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
+    let mut b = l.borrow_mut();
+    if b.generation != generation || b.pipeline.is_none() || b.decode_error.is_some() {
+        return;
+    }
+    if b.w.connection.get_untracked() != Connection::Streaming {
+        b.w.connection.set(Connection::Streaming);
+    }
+    b.received += bytes.len() as u64;
+    let frames = match b.decoder.push(bytes) {
+        Ok(frames) => frames,
+        Err(e) => {
+            b.decode_error = Some(format!("SSE decoding failed: {e}"));
+            return;
+        }
+    };
+    let delivered = feed(&mut b, frames);
+    record(&mut b, delivered);
+    drop(b);
+    schedule_frame(l);
+}
+
+/// Decoded frames into the pipeline. After a resume, events the run already delivered are
+/// skipped by their id, so none is applied twice.
+pub(super) fn feed(b: &mut Live, frames: Vec<SseFrame>) -> Vec<Delivered> {
+    let mut out = Vec::new();
+    for f in frames {
+        if let Some(after) = b.resume_after {
+            match numeric(f.id.as_deref()) {
+                Some(id) if id <= after => continue,
+                _ => b.resume_after = None,
+            }
+        }
+        if f.id.is_some() {
+            b.last_event_id = f.id.clone();
+        }
+        let Some(p) = b.pipeline.as_mut() else { break };
+        match serde_json::from_str::<Value>(&f.data) {
+            Ok(v) => out.extend(p.push_value(f.event.as_deref(), v)),
+            Err(e) => {
+                let data: String = f.data.chars().take(200).collect();
+                b.decode_error = Some(format!("invalid JSON in SSE data ({e}): {data}"));
+                break;
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
+    let now = now_ms();
+    let warnings: Vec<String> = match b.pipeline.as_ref() {
+        Some(p) => p.warnings[b.warnings_seen.min(p.warnings.len())..].to_vec(),
+        None => Vec::new(),
+    };
+    b.warnings_seen += warnings.len();
+    let n = delivered.len();
+    // How many messages the conversation had after each event: the count now, less the messages
+    // later events of this batch added (a snapshot in between makes this approximate).
+    let mut count = b.current().messages.len();
+    let mut counts = vec![0; n];
+    for (i, d) in delivered.iter().enumerate().rev() {
+        counts[i] = count;
+        if matches!(d.change, Change::MessageAdded { .. }) {
+            count = count.saturating_sub(1);
+        }
+    }
+    for (i, d) in delivered.into_iter().enumerate() {
+        if let EventKind::Custom { name, value } = &d.event.kind {
+            if name == RENDER_HINT_CUSTOM_NAME {
+                let run_id = match &b.current().run {
+                    RunStatus::Running { run_id } => Some(run_id.clone()),
+                    _ => None,
+                };
+                let hint = PlacedHint::from_value(value, counts[i], run_id);
+                b.run_view.render_hints.push(hint);
+            }
+        }
+        b.pending.note(&d.change);
+        b.seq += 1;
+        let seq = b.seq;
+        b.pending.events.push(EventRecord {
+            seq,
+            at_ms: now,
+            type_name: d.event.type_name(),
+            json: d.event.to_value(),
+            warnings: if i + 1 == n {
+                warnings.clone()
+            } else {
+                Vec::new()
+            },
+        });
+    }
+    b.pending.warnings.extend(warnings);
+}
+
+pub(super) fn schedule_frame(l: &Shared) {
+    if std::mem::replace(&mut l.borrow_mut().frame_scheduled, true) {
+        return;
+    }
+    let l = l.clone();
+    request_animation_frame(move || flush(&l));
+}
+
+/// Bring the signals up to date with everything that changed since the last frame.
+pub(super) fn flush(l: &Shared) {
+    let mut b = l.borrow_mut();
+    b.frame_scheduled = false;
+    let pending = std::mem::take(&mut b.pending);
+    let w = b.w;
+    {
+        let Live {
+            pipeline,
+            conversation,
+            signals,
+            ..
+        } = &mut *b;
+        let conv = pipeline
+            .as_ref()
+            .map(|p| &p.conversation)
+            .unwrap_or(conversation);
+        sync_messages(conv, &pending, signals, &w);
+    }
+    if pending.state {
+        let s = b.current().state.clone();
+        w.state.set(s);
+    }
+    if pending.run {
+        let view = run_view(b.current(), &b.run_view);
+        b.run_view = view.clone();
+        w.run.set(view);
+    }
+    if !pending.events.is_empty() {
+        w.events.update(|ev| {
+            ev.extend(pending.events.iter().cloned());
+            if ev.len() > EVENT_LOG_LIMIT {
+                let cut = ev.len() - EVENT_LOG_LIMIT;
+                ev.drain(..cut);
+            }
+        });
+    }
+    if !pending.warnings.is_empty() {
+        w.warnings.update(|ws| ws.extend(pending.warnings));
+    }
+}
