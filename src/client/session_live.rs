@@ -80,6 +80,31 @@ struct Live {
 type Shared = Rc<RefCell<Live>>;
 
 impl Live {
+    /// Start reading a run: a fresh decoder and resume position, the run's input and the
+    /// conversation it started from kept for Retry, everything redrawn on the next frame.
+    fn begin_run(
+        &mut self,
+        input: RunAgentInput,
+        conv: Conversation,
+        pipeline: Pipeline,
+        events_url: Option<String>,
+    ) {
+        self.decoder = Decoder::new();
+        self.last_event_id = None;
+        self.resume_after = None;
+        self.events_url = events_url;
+        self.decode_error = None;
+        self.received = 0;
+        self.last_run = Some((input, conv));
+        self.pipeline = Some(pipeline);
+        self.warnings_seen = 0;
+        self.run_view.started_at = Some(now_ms());
+        self.run_view.ended_at = None;
+        self.pending.messages_reset = true;
+        self.pending.state = true;
+        self.pending.run = true;
+    }
+
     fn current(&self) -> &Conversation {
         self.pipeline
             .as_ref()
@@ -339,21 +364,8 @@ fn start_run(
     let generation = {
         let mut b = l.borrow_mut();
         b.generation += 1;
-        b.decoder = Decoder::new();
-        b.last_event_id = None;
-        b.resume_after = None;
-        b.events_url = None;
-        b.decode_error = None;
-        b.received = 0;
-        b.last_run = Some((input.clone(), conv));
-        b.pipeline = Some(pipeline);
+        b.begin_run(input.clone(), conv, pipeline, None);
         b.abort = controller;
-        b.warnings_seen = 0;
-        b.run_view.started_at = Some(now_ms());
-        b.run_view.ended_at = None;
-        b.pending.messages_reset = true;
-        b.pending.state = true;
-        b.pending.run = true;
         b.generation
     };
     w.error.set(None);

@@ -40,20 +40,8 @@ pub(super) fn follow_run(l: &Shared, run_id: String) {
             }
             let input = detail.input;
             let pipeline = Pipeline::for_input(&input, PipelineOptions::default());
-            b.decoder = Decoder::new();
-            b.last_event_id = None;
-            b.resume_after = None;
-            b.events_url = Some(detail.run.events_url);
-            b.decode_error = None;
-            b.received = 0;
-            b.last_run = Some((input, pipeline.conversation.clone()));
-            b.pipeline = Some(pipeline);
-            b.warnings_seen = 0;
-            b.run_view.started_at = Some(now_ms());
-            b.run_view.ended_at = None;
-            b.pending.messages_reset = true;
-            b.pending.state = true;
-            b.pending.run = true;
+            let conv = pipeline.conversation.clone();
+            b.begin_run(input, conv, pipeline, Some(detail.run.events_url));
         }
         w.error.set(None);
         w.connection.set(Connection::Connecting);
