@@ -422,17 +422,14 @@ impl Runs {
 
     /// Drop the conversations of the least recently run threads that have no run in progress,
     /// beyond the [`IDLE_THREADS_KEPT`] newest (only with a database, which keeps them).
-    fn evict_idle_threads(&self) {
+    /// Called with the registry of active runs locked, so that no one sees a run ended before
+    /// its thread had the chance to leave.
+    fn evict_idle_threads(&self, active: &HashMap<String, ActiveRun>) {
         if self.store.is_none() {
             return;
         }
-        let busy: std::collections::HashSet<String> = self
-            .active
-            .lock()
-            .unwrap()
-            .values()
-            .map(|r| r.thread_id.clone())
-            .collect();
+        let busy: std::collections::HashSet<&String> =
+            active.values().map(|r| &r.thread_id).collect();
         let latest = self.latest_thread.lock().unwrap().clone();
         let mut threads = self.threads.lock().unwrap();
         let excess = threads.len().saturating_sub(busy.len() + self.keep_idle);
@@ -497,9 +494,10 @@ impl Runs {
     }
 
     fn end(&self, run_id: &str) {
-        self.active.lock().unwrap().remove(run_id);
         self.waits.lock().unwrap().retain(|_, w| w.run_id != run_id);
-        self.evict_idle_threads();
+        let mut active = self.active.lock().unwrap();
+        active.remove(run_id);
+        self.evict_idle_threads(&active);
     }
 }
 
