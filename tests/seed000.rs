@@ -3,12 +3,15 @@
 //! as a complete run, and answer bad requests with the statuses the contract lists.
 #![cfg(feature = "ssr")]
 
+mod common;
+
 use agui_studio::protocol::pipeline::{Pipeline, StreamOutcome};
 use agui_studio::protocol::sse::{Decoder, SseFrame};
 use agui_studio::protocol::types::Message;
 use agui_studio::server::config::Cli;
 use agui_studio::server::{app, AppState};
 use clap::Parser;
+use common::assistant_text;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -145,17 +148,6 @@ async fn canonical_answer(addr: std::net::SocketAddr, text: &str) -> String {
     let reply = post_json(addr, "/api/agents/demo", input).await;
     assert_eq!(reply.status, 200);
     assistant_text(&read_back(&reply))
-}
-
-fn assistant_text(p: &Pipeline) -> String {
-    p.conversation
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Assistant(a) => a.content.clone(),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A successful stream: `status start` first, `status complete` last, one thread id throughout;

@@ -2,14 +2,9 @@
 // role and accessible name. Screenshots of the main views land in end2end/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
 import http from "node:http";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer, stopServer, launchBrowser, openPage, send, idle } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
 
-const shots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../screenshots");
-mkdirSync(shots, { recursive: true });
 let server;
 let browser;
 
@@ -28,22 +23,6 @@ const open = () => openPage(browser, server.url);
 
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 
-/** Screenshots `${name}-light.png` and `${name}-dark.png`; leaves the page in the light theme. */
-async function shoot(page, name, { fullPage = true } = {}) {
-  const toggle = page.getByRole("button", { name: "Toggle theme" });
-  const theme = async (dark) => {
-    if ((await toggle.getAttribute("aria-pressed")) !== String(dark)) {
-      await toggle.click();
-      // After the colour transition.
-      await page.waitForTimeout(600);
-    }
-  };
-  await theme(false);
-  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage, animations: "disabled" });
-  await theme(true);
-  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage, animations: "disabled" });
-  await theme(false);
-}
 
 test("home: the empty studio with the scenario chips", async () => {
   const { page, problems } = await open();

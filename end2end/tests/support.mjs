@@ -1,7 +1,7 @@
 // Shared helpers for the browser tests: start the agui-studio binary on a free loopback port and
 // launch Debian's Chromium through playwright-core. Everything started here is stopped by `stop`.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -116,4 +116,28 @@ export async function send(page, text) {
 /** Wait until no run is active (the composer shows "Send" again). */
 export async function idle(page, timeout = 20000) {
   await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
+}
+
+/** Where the tests' screenshots go. */
+export const shots = path.resolve(here, "../screenshots");
+
+/**
+ * Screenshots `${name}-light.png` and `${name}-dark.png` in `shots`, with animations finished;
+ * leaves the page in the light theme.
+ */
+export async function shoot(page, name, { fullPage = true } = {}) {
+  mkdirSync(shots, { recursive: true });
+  const toggle = page.getByRole("button", { name: "Toggle theme" });
+  const theme = async (dark) => {
+    if ((await toggle.getAttribute("aria-pressed")) !== String(dark)) {
+      await toggle.click();
+      // After the colour transition.
+      await page.waitForTimeout(600);
+    }
+  };
+  await theme(false);
+  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage, animations: "disabled" });
+  await theme(true);
+  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage, animations: "disabled" });
+  await theme(false);
 }

@@ -9,10 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer, stopServer, launchBrowser, openPage, send, idle as idleUntil } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle as idleUntil, shoot } from "./support.mjs";
 
-const shots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../screenshots");
 let server;
 let browser;
 
@@ -321,18 +319,3 @@ test("Stop cancels a detached run on the server", async () => {
   await page.close();
 });
 
-/** Screenshots `${name}-light.png` and `${name}-dark.png`; leaves the page in the light theme. */
-async function shoot(page, name) {
-  const toggle = page.getByRole("button", { name: "Toggle theme" });
-  const theme = async (dark) => {
-    if ((await toggle.getAttribute("aria-pressed")) !== String(dark)) {
-      await toggle.click();
-      await page.waitForTimeout(300);
-    }
-  };
-  await theme(false);
-  await page.screenshot({ path: path.join(shots, `${name}-light.png`), fullPage: true, animations: "disabled" });
-  await theme(true);
-  await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage: true, animations: "disabled" });
-  await theme(false);
-}
