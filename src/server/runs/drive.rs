@@ -1,0 +1,132 @@
+//! Driving a run: the task that runs an agent and guarantees a well-formed stream (exactly one
+//! terminal event, everything closed, even when the agent panics), and the sink every event of
+//! the run goes through.
+
+use super::*;
+
+/// Where a run's events go: the thread's conversation and observers, the run's log (read by its
+/// clients), and the database.
+pub struct RunSink {
+    pub(super) log: Arc<RunLog>,
+    pub(super) runs: Arc<Runs>,
+    pub(super) thread_id: String,
+    pub(super) run_id: String,
+    /// The number of the last event sent.
+    pub(super) seq: u64,
+    pub(super) chunks: ChunkExpander,
+}
+
+impl RunSink {
+    pub(crate) async fn send(&mut self, mut event: Event) {
+        if event.timestamp.is_none() {
+            event.timestamp = Some(now_ms());
+        }
+        self.seq += 1;
+        let json: Arc<str> = event.to_json().into();
+        self.runs.publish(
+            &self.thread_id,
+            &self.run_id,
+            &event,
+            json.clone(),
+            &mut self.chunks,
+        );
+        self.log.push(Arc::new(Logged {
+            seq: self.seq,
+            event,
+            json: json.clone(),
+        }));
+        if let Some(store) = &self.runs.store {
+            // Waits when the disk is behind: the run goes at the pace its events are kept.
+            // The log is told when the event is committed; only then do readers see it.
+            let done: Arc<dyn crate::server::store::Committed> = self.log.clone();
+            store.event(&self.run_id, self.seq, json, Some(done)).await;
+        } else {
+            // A run with no reader would otherwise never yield.
+            tokio::task::consume_budget().await;
+        }
+    }
+}
+
+/// Drive one run: `RUN_STARTED`, the agent, then exactly one terminal event with everything
+/// closed — whatever the agent did, including panicking.
+pub(super) async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
+    let started = Event::from(EventKind::RunStarted {
+        thread_id: ctx.input.thread_id.clone(),
+        run_id: ctx.input.run_id.clone(),
+        parent_run_id: ctx.input.parent_run_id.clone(),
+        input: None,
+        protocol_version: Some(PROTOCOL_VERSION.into()),
+    });
+    let _ = ctx.send_checked(started).await;
+    let outcome = AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind().await;
+    let result = match outcome {
+        Ok(r) => r,
+        Err(_) => Err(AgentError::failed(
+            "INTERNAL_ERROR",
+            "the agent failed unexpectedly",
+        )),
+    };
+    let result = match result {
+        Ok(_) | Err(AgentError::Cancelled) if ctx.is_cancelled() => Err(AgentError::Cancelled),
+        other => other,
+    };
+    let terminal = match result {
+        Ok(RunEnd {
+            outcome,
+            result,
+            usage,
+        }) => {
+            close_open(&mut ctx).await;
+            EventKind::RunFinished {
+                thread_id: ctx.input.thread_id.clone(),
+                run_id: ctx.input.run_id.clone(),
+                result,
+                outcome,
+                usage: usage.map(|u| vec![u]),
+            }
+        }
+        Err(AgentError::Cancelled) => {
+            close_open(&mut ctx).await;
+            EventKind::RunFinished {
+                thread_id: ctx.input.thread_id.clone(),
+                run_id: ctx.input.run_id.clone(),
+                result: None,
+                outcome: Some(RunOutcome::Cancelled),
+                usage: None,
+            }
+        }
+        Err(AgentError::Failed { message, code }) => EventKind::RunError {
+            message,
+            code: Some(code),
+            usage: None,
+        },
+    };
+    let (status, error) = match &terminal {
+        EventKind::RunFinished {
+            outcome: Some(RunOutcome::Cancelled),
+            ..
+        } => (RunState::Cancelled, None),
+        EventKind::RunError { message, .. } => (RunState::Error, Some(message.clone())),
+        _ => (RunState::Finished, None),
+    };
+    let run_id = ctx.input.run_id.clone();
+    if let Err(e) = ctx.send_checked(Event::from(terminal)).await {
+        tracing::error!(run = %run_id, "could not end the run cleanly: {e:?}");
+    }
+    ctx.sink.log.end();
+    if let Some(store) = ctx.runs.store.clone() {
+        let thread_id = ctx.input.thread_id.clone();
+        if let Some((_, conv)) = ctx.runs.thread(Some(&thread_id)) {
+            store
+                .run_ended(&run_id, status, error, &conv, &thread_id, now_ms())
+                .await;
+        }
+    }
+    ctx.runs.end(&run_id);
+}
+
+async fn close_open(ctx: &mut RunContext) {
+    for e in ctx.verifier.closing_events() {
+        let _ = ctx.send_checked(e).await;
+    }
+}

@@ -1,0 +1,116 @@
+//! Each thread's current conversation: kept in memory while it is recent (built by the shared
+//! reducer as events are published), read back from the database otherwise, and the history a
+//! run receives when its client sends only the new messages.
+
+use super::*;
+
+impl Runs {
+    /// A thread's conversation: the live one, else one rebuilt from the stored messages and
+    /// state (not kept in memory).
+    pub async fn load_thread(&self, thread_id: &str) -> Option<Conversation> {
+        if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
+            return Some(c.clone());
+        }
+        let (messages, state, hints) = self.history(thread_id).await?;
+        let mut conv = Conversation::default();
+        conv.render_hints = hints;
+        conv.apply(&Event::from(EventKind::MessagesSnapshot { messages }));
+        conv.apply(&Event::from(EventKind::StateSnapshot { snapshot: state }));
+        conv.thread_id = Some(thread_id.to_string());
+        Some(conv)
+    }
+
+    /// A thread's messages, state and render hints: the live conversation's, else the stored.
+    pub(super) async fn history(
+        &self,
+        thread_id: &str,
+    ) -> Option<(Vec<crate::protocol::types::Message>, Value, Vec<PlacedHint>)> {
+        if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
+            return Some((c.messages.clone(), c.state.clone(), c.render_hints.clone()));
+        }
+        let store = self.store.as_ref()?;
+        // The thread may have just left memory with its last writes still queued.
+        store.flush().await;
+        match store.thread(thread_id).await {
+            Ok(Some(t)) => Some((t.messages, t.state, t.render_hints)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(thread = %thread_id, "cannot read the thread's history: {e}");
+                None
+            }
+        }
+    }
+
+    /// The thread's conversation takes the run's input: its messages and its state, which is
+    /// the baseline of the run's state deltas.
+    /// A thread not in memory yet starts with its earlier runs' render hints (`hints`).
+    pub(super) fn begin_thread(&self, input: &RunAgentInput, hints: Vec<PlacedHint>) {
+        let mut threads = self.threads.lock().unwrap();
+        let conv = threads.entry(input.thread_id.clone()).or_insert_with(|| {
+            let mut conv = Conversation::default();
+            conv.render_hints = hints;
+            conv
+        });
+        start_conversation(conv, input, now_ms());
+        let t = self.clock.fetch_add(1, Ordering::Relaxed);
+        self.recency
+            .lock()
+            .unwrap()
+            .insert(input.thread_id.clone(), t);
+        *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
+    }
+
+    /// Drop the conversations of the least recently run threads that have no run in progress,
+    /// beyond the [`IDLE_THREADS_KEPT`] newest (only with a database, which keeps them).
+    /// Called with the registry of active runs locked, so that no one sees a run ended before
+    /// its thread had the chance to leave.
+    pub(super) fn evict_idle_threads(&self, active: &HashMap<String, ActiveRun>) {
+        if self.store.is_none() {
+            return;
+        }
+        let busy: std::collections::HashSet<&String> =
+            active.values().map(|r| &r.thread_id).collect();
+        let latest = self.latest_thread.lock().unwrap().clone();
+        let mut threads = self.threads.lock().unwrap();
+        let excess = threads.len().saturating_sub(busy.len() + self.keep_idle);
+        if excess == 0 {
+            return;
+        }
+        let mut recency = self.recency.lock().unwrap();
+        let mut idle: Vec<(u64, String)> = threads
+            .keys()
+            .filter(|t| !busy.contains(*t) && latest.as_ref() != Some(*t))
+            .map(|t| (recency.get(t).copied().unwrap_or(0), t.clone()))
+            .collect();
+        idle.sort_unstable();
+        for (_, t) in idle.into_iter().take(excess) {
+            threads.remove(&t);
+            recency.remove(&t);
+        }
+    }
+}
+
+/// Give `input` its thread's history when it carries none of it (see [`Runs::start`]).
+pub(super) fn merge_history(
+    input: &mut RunAgentInput,
+    history: Vec<crate::protocol::types::Message>,
+    state: Value,
+) {
+    let known = |m: &crate::protocol::types::Message| {
+        let id = m.id();
+        history.iter().any(|h| h.id() == id)
+    };
+    if !history.is_empty() && !input.messages.iter().any(known) {
+        let mut all = history.clone();
+        all.append(&mut input.messages);
+        input.messages = all;
+    }
+    let empty = match &input.state {
+        Value::Null => true,
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    if empty && !matches!(&state, Value::Null) && state != Value::Object(Default::default()) {
+        input.state = state;
+    }
+}
