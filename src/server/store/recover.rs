@@ -1,0 +1,76 @@
+//! Startup recovery: runs a previous process left in progress end, in the database, as they
+//! would have had the server stayed up long enough to say so.
+
+use super::*;
+
+impl Store {
+    /// After a restart: runs the previous process left in progress are over. Each gets a final
+    /// `RUN_ERROR` (code `SERVER_RESTARTED`) so its replay ends like any stream, status
+    /// `interrupted`, and its thread the conversation its stored events describe.
+    pub async fn recover(&self, now: i64) -> Result<usize, sqlx::Error> {
+        let rows = sqlx::query("SELECT id, thread_id, input FROM runs WHERE status = 'running'")
+            .fetch_all(&self.pool)
+            .await?;
+        for row in &rows {
+            let run_id: String = row.try_get("id")?;
+            let thread_id: String = row.try_get("thread_id")?;
+            let input: String = row.try_get("input")?;
+            let mut conv = Conversation::default();
+            // The render hints of the thread's earlier runs stay; this run's come from its events.
+            let hints: Option<String> =
+                sqlx::query_scalar("SELECT render_hints FROM threads WHERE id = ?")
+                    .bind(&thread_id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            conv.render_hints = hints
+                .and_then(|h| serde_json::from_str(&h).ok())
+                .unwrap_or_default();
+            if let Ok(input) = serde_json::from_str::<RunAgentInput>(&input) {
+                start_conversation(&mut conv, &input, now);
+            }
+            let mut chunks = ChunkExpander::new();
+            let mut last = 0;
+            let mut after = 0;
+            loop {
+                let batch = self.events_after(&run_id, after, 4096).await?;
+                let Some((seq, _)) = batch.last() else { break };
+                after = *seq;
+                for (seq, json) in &batch {
+                    last = *seq;
+                    let Ok(v) = serde_json::from_str::<Value>(json) else {
+                        continue;
+                    };
+                    let Ok(event) = Event::from_value(v) else {
+                        continue;
+                    };
+                    if matches!(event.kind, EventKind::RunStarted { .. }) {
+                        continue;
+                    }
+                    for e in chunks.expand(event).unwrap_or_default() {
+                        conv.apply(&e);
+                    }
+                }
+            }
+            let mut end = Event::from(EventKind::RunError {
+                message: "the server stopped while this run was in progress".into(),
+                code: Some("SERVER_RESTARTED".into()),
+                usage: None,
+            });
+            end.timestamp = Some(now);
+            conv.apply(&end);
+            self.event(&run_id, last + 1, end.to_json().into(), None)
+                .await;
+            self.run_ended(
+                &run_id,
+                RunState::Interrupted,
+                Some("the server stopped while this run was in progress".into()),
+                &conv,
+                &thread_id,
+                now,
+            )
+            .await;
+        }
+        self.flush().await;
+        Ok(rows.len())
+    }
+}

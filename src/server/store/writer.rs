@@ -1,0 +1,166 @@
+//! The database writer: one task applying writes in the order sent, committing whatever is queued
+//! in one transaction (consecutive events as multi-row inserts), then telling each run which of
+//! its events are committed.
+
+use super::*;
+
+/// The writer: applies writes in order, a queue's worth per transaction.
+pub(super) async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while rx.recv_many(&mut batch, BATCH).await > 0 {
+        // The last event of each run in the batch, reported after the commit.
+        let mut marks: Vec<(Arc<dyn Committed>, u64)> = Vec::new();
+        for op in &batch {
+            if let Op::Event {
+                seq,
+                done: Some(done),
+                ..
+            } = op
+            {
+                match marks.iter_mut().rev().find(|(d, _)| Arc::ptr_eq(d, done)) {
+                    Some(mark) => mark.1 = mark.1.max(*seq),
+                    None => marks.push((done.clone(), *seq)),
+                }
+            }
+        }
+        let mut acks = Vec::new();
+        if let Err(e) = apply(&pool, &mut batch, &mut acks).await {
+            tracing::error!("database write failed: {e}");
+        }
+        batch.clear();
+        for (done, seq) in marks {
+            done.committed(seq);
+        }
+        for ack in acks {
+            let _ = ack.send(());
+        }
+    }
+}
+
+async fn apply(
+    pool: &SqlitePool,
+    batch: &mut Vec<Op>,
+    acks: &mut Vec<oneshot::Sender<()>>,
+) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    // Consecutive events go in multi-row inserts: a statement per event would cost more than
+    // the writing itself.
+    let mut events: Vec<(String, u64, Arc<str>)> = Vec::new();
+    for op in batch.drain(..) {
+        if let Op::Event {
+            run_id, seq, json, ..
+        } = op
+        {
+            events.push((run_id, seq, json));
+            if events.len() == EVENTS_PER_INSERT {
+                insert_events(&mut tx, &mut events).await?;
+            }
+            continue;
+        }
+        insert_events(&mut tx, &mut events).await?;
+        match op {
+            Op::RunStarted {
+                thread_id,
+                run_id,
+                agent_id,
+                at,
+                title,
+                input,
+                messages,
+                state,
+            } => {
+                sqlx::query(
+                    "INSERT INTO threads (id, title, agent_id, created_at, updated_at, messages, state) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?) \
+                     ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
+                     updated_at = excluded.updated_at, messages = excluded.messages, \
+                     state = excluded.state, \
+                     title = CASE WHEN threads.title = '' THEN excluded.title ELSE threads.title END",
+                )
+                .bind(&thread_id)
+                .bind(&title)
+                .bind(&agent_id)
+                .bind(at)
+                .bind(at)
+                .bind(&messages)
+                .bind(&state)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "INSERT INTO runs (id, thread_id, agent_id, status, started_at, input) \
+                     VALUES (?, ?, ?, 'running', ?, ?) \
+                     ON CONFLICT (id) DO UPDATE SET status = 'running', started_at = excluded.started_at, \
+                     ended_at = NULL, error = NULL, input = excluded.input",
+                )
+                .bind(&run_id)
+                .bind(&thread_id)
+                .bind(&agent_id)
+                .bind(at)
+                .bind(&input)
+                .execute(&mut *tx)
+                .await?;
+                // A run id used again (after its previous run ended) starts a new event log.
+                sqlx::query("DELETE FROM events WHERE run_id = ?")
+                    .bind(&run_id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            Op::Event { .. } => unreachable!("handled above"),
+            Op::RunEnded {
+                thread_id,
+                run_id,
+                status,
+                at,
+                error,
+                messages,
+                state,
+                render_hints,
+            } => {
+                sqlx::query("UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?")
+                    .bind(status.as_str())
+                    .bind(at)
+                    .bind(&error)
+                    .bind(&run_id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(
+                    "UPDATE threads SET messages = ?, state = ?, render_hints = ?, updated_at = ? \
+                     WHERE id = ?",
+                )
+                .bind(&messages)
+                .bind(&state)
+                .bind(&render_hints)
+                .bind(at)
+                .bind(&thread_id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Op::Flush(ack) => acks.push(ack),
+        }
+    }
+    insert_events(&mut tx, &mut events).await?;
+    tx.commit().await
+}
+
+/// Rows per multi-row insert (3 parameters each, well under SQLite's 32766).
+const EVENTS_PER_INSERT: usize = 256;
+
+async fn insert_events(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    events: &mut Vec<(String, u64, Arc<str>)>,
+) -> Result<(), sqlx::Error> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+        "INSERT OR REPLACE INTO events (run_id, seq, event) ",
+    );
+    q.push_values(events.iter(), |mut row, (run_id, seq, json)| {
+        row.push_bind(run_id.as_str())
+            .push_bind(*seq as i64)
+            .push_bind(&**json);
+    });
+    q.build().execute(&mut **tx).await?;
+    events.clear();
+    Ok(())
+}
