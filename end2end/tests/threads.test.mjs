@@ -148,13 +148,23 @@ test("the thread list switches between two threads, also after a reload", async 
 });
 
 /**
- * A TCP proxy in front of the server that can cut every connection: `cut()` destroys all proxied
- * sockets and refuses new connections for `downMs`.
+ * A TCP proxy in front of the server that cuts connections: `cutAfter(n)` lets `n` more bytes of
+ * event-stream responses through, then destroys every proxied socket and refuses new connections
+ * until `up()`. Counting the stream's own bytes makes the cut land mid-stream, and staying down
+ * until told makes the page's reconnecting state last, however fast or slow the browser is.
  */
-async function startProxy(target, downMs) {
+async function startProxy(target) {
   const { hostname, port } = new URL(target);
   const sockets = new Set();
   let down = false;
+  let budget = Infinity;
+  let cuts = 0;
+  const cut = () => {
+    budget = Infinity;
+    cuts += 1;
+    down = true;
+    for (const s of sockets) s.destroy();
+  };
   const proxy = net.createServer((client) => {
     if (down) return client.destroy();
     const upstream = net.connect(Number(port), hostname);
@@ -164,15 +174,38 @@ async function startProxy(target, downMs) {
       s.on("close", () => sockets.delete(s));
     }
     client.pipe(upstream);
-    upstream.pipe(client);
+    // A keep-alive connection may carry an event stream after other responses: it counts from
+    // the response head that announces one.
+    let streaming = false;
+    upstream.on("data", (chunk) => {
+      if (!streaming && /content-type: text\/event-stream/i.test(chunk.toString("latin1"))) {
+        streaming = true;
+      }
+      if (streaming && chunk.length >= budget) {
+        client.write(chunk.subarray(0, budget), cut);
+        budget = 0;
+        return;
+      }
+      if (streaming) budget -= chunk.length;
+      client.write(chunk);
+    });
+    upstream.on("end", () => client.end());
   });
   await new Promise((r) => proxy.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${proxy.address().port}`,
-    cut: () => {
-      down = true;
-      for (const s of sockets) s.destroy();
-      setTimeout(() => (down = false), downMs);
+    cutAfter: (bytes) => {
+      budget = bytes;
+    },
+    up: () => {
+      down = false;
+    },
+    /** Resolves once `n` cuts happened in all. */
+    cuts: async (n) => {
+      for (let waited = 0; cuts < n; waited += 20) {
+        if (waited > 20000) throw new Error(`${cuts} cuts, waiting for ${n}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
     },
     close: () => {
       for (const s of sockets) s.destroy();
@@ -202,18 +235,21 @@ test("a run whose connection breaks reconnects and ends as if nothing happened",
   assert.match(expected, /^0 1 2 .* 2999$/s);
   await direct.page.close();
 
-  const proxy = await startProxy(server.url, 1500);
+  const proxy = await startProxy(server.url);
   try {
     const { page, problems } = await open(proxy.url);
+    // The run's stream is about 330 KB: cut it after 60 KB, and the resumed one after 90 KB more.
+    proxy.cutAfter(60000);
     await send(page, "long 3000");
-    await answerReaches(page, 800);
-    proxy.cut();
-    await page.getByText("Reconnecting…").waitFor({ timeout: 5000 });
+    await proxy.cuts(1);
+    await page.getByText("Reconnecting…").waitFor({ timeout: 10000 });
     await shoot(page, "reconnecting");
-    await page.getByText("Reconnecting…").waitFor({ state: "detached", timeout: 10000 });
-    await answerReaches(page, 1800);
-    proxy.cut();
-    await page.getByText("Reconnecting…").waitFor({ timeout: 5000 });
+    proxy.cutAfter(90000);
+    proxy.up();
+    await proxy.cuts(2);
+    await answerReaches(page, 800);
+    await page.getByText("Reconnecting…").waitFor({ timeout: 10000 });
+    proxy.up();
     await idle(page, 60000);
     assert.equal(await lastAnswer(page), expected);
     assert.equal(await page.getByRole("alert").count(), 0, "no error banner");
