@@ -181,6 +181,8 @@ async function startProxy(target) {
       if (!streaming && /content-type: text\/event-stream/i.test(chunk.toString("latin1"))) {
         streaming = true;
       }
+      // Spent: nothing more gets through, and the cut happens once, when the rest is flushed.
+      if (streaming && budget === 0) return;
       if (streaming && chunk.length >= budget) {
         client.write(chunk.subarray(0, budget), cut);
         budget = 0;
@@ -244,10 +246,11 @@ test("a run whose connection breaks reconnects and ends as if nothing happened",
     await proxy.cuts(1);
     await page.getByText("Reconnecting…").waitFor({ timeout: 10000 });
     await shoot(page, "reconnecting");
+    // Bytes that reached the browser are not necessarily read: a broken fetch drops what the page
+    // had not consumed yet, and the page resumes after the last event it did read.
     proxy.cutAfter(90000);
     proxy.up();
     await proxy.cuts(2);
-    await answerReaches(page, 800);
     await page.getByText("Reconnecting…").waitFor({ timeout: 10000 });
     proxy.up();
     await idle(page, 60000);
