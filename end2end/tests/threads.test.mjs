@@ -318,6 +318,8 @@ test("after a server restart, a run cut short shows why, and Retry runs it again
     await shoot(again, "interrupted");
 
     await banner.getByRole("button", { name: "Retry" }).click();
+    // Retry first reads the run's input from the server; the banner goes when the run starts.
+    await banner.waitFor({ state: "detached", timeout: 10000 });
     await idle(again, 60000);
     assert.equal((await lastAnswer(again)).trim(), [...Array(3000).keys()].join(" "));
     assert.equal(await again.getByRole("alert").filter({ hasText: "The run failed" }).count(), 0);
@@ -326,6 +328,15 @@ test("after a server restart, a run cut short shows why, and Retry runs it again
       view.runs.map((r) => r.status),
       ["interrupted", "finished"],
     );
+    // The retry replaced the cut-short attempt: one question, one answer, also after a reload.
+    assert.deepEqual(
+      view.messages.map((m) => m.role),
+      ["user", "assistant"],
+    );
+    await again.reload();
+    await again.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+    assert.equal(await log(again).locator(".msg-assistant .md").count(), 1);
+    assert.equal((await lastAnswer(again)).trim(), [...Array(3000).keys()].join(" "));
     assert.deepEqual(problems, []);
     await again.close();
   } finally {

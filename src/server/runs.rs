@@ -28,6 +28,7 @@ use super::store::{start_conversation, Store};
 mod drive;
 mod log;
 mod observers;
+mod retry;
 #[cfg(test)]
 mod tests;
 mod threads;
@@ -132,11 +133,11 @@ impl Runs {
         mut input: RunAgentInput,
         settings: RunSettings,
     ) -> Result<StartedRun, ApiError> {
-        let mut earlier_hints = Vec::new();
-        if let Some((messages, state, hints)) = self.history(&input.thread_id).await {
-            merge_history(&mut input, messages, state);
-            earlier_hints = hints;
+        let history = self.history(&input.thread_id).await;
+        if let Some(h) = &history {
+            merge_history(&mut input, &h.messages, &h.state);
         }
+        let replaced = self.replaced_run(&input).await;
         let cancel = CancellationToken::new();
         let log = Arc::new(RunLog::new(self.store.is_some()));
         {
@@ -175,9 +176,11 @@ impl Runs {
             chunks: ChunkExpander::new(),
         };
         let agent_id = agent.info().id;
-        self.begin_thread(&input, earlier_hints);
+        let messages = self.begin_thread(&input, history, replaced);
         if let Some(store) = &self.store {
-            store.run_started(&input, &agent_id, now_ms()).await;
+            store
+                .run_started(&input, &messages, &agent_id, now_ms())
+                .await;
         }
         let ctx = RunContext::new(input, settings, cancel.clone(), sink, self.clone());
         tokio::spawn(drive(agent, ctx));

@@ -141,18 +141,25 @@ impl Store {
         let _ = rx.await;
     }
 
-    /// A run started on a thread; `input` is what the agent runs with (history included).
-    /// Returns once the run is committed, so that its events URL, handed to the client with the
-    /// response headers, works even after a crash.
-    pub async fn run_started(&self, input: &RunAgentInput, agent_id: &str, at: i64) {
+    /// A run started on a thread; `input` is what the agent runs with, `messages` the thread's
+    /// messages now (its history and the input's new messages: a client may send only recent
+    /// ones). Returns once the run is committed, so that its events URL, handed to the client
+    /// with the response headers, works even after a crash.
+    pub async fn run_started(
+        &self,
+        input: &RunAgentInput,
+        messages: &[Message],
+        agent_id: &str,
+        at: i64,
+    ) {
         self.send(Op::RunStarted {
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             agent_id: agent_id.to_string(),
             at,
-            title: title_of(&input.messages),
+            title: title_of(messages),
             input: serde_json::to_string(input).unwrap_or_default(),
-            messages: serde_json::to_string(&input.messages).unwrap_or_default(),
+            messages: serde_json::to_string(messages).unwrap_or_default(),
             state: input.state.to_string(),
         })
         .await;
@@ -213,7 +220,7 @@ impl Store {
             let id: String = row.try_get("id")?;
             let messages: String = row.try_get("messages")?;
             let count = serde_json::from_str::<Vec<Value>>(&messages).map_or(0, |m| m.len());
-            let last_run = self.runs_of(&id, true).await?.pop();
+            let last_run = self.last_run(&id).await?;
             out.push(ThreadSummary {
                 title: row.try_get("title")?,
                 agent_id: row.try_get("agent_id")?,
@@ -275,6 +282,11 @@ impl Store {
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(run_summary).collect()
+    }
+
+    /// A thread's most recent run.
+    pub async fn last_run(&self, thread_id: &str) -> Result<Option<RunSummary>, sqlx::Error> {
+        Ok(self.runs_of(thread_id, true).await?.pop())
     }
 
     /// One run.

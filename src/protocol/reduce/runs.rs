@@ -60,6 +60,31 @@ impl Conversation {
         self.run_ended(usage)
     }
 
+    /// Take back what run `run_id` added: the messages whose ids are in `produced` and the
+    /// render hints it sent. The other hints keep their place among the remaining messages.
+    /// (A server uses this when a failed run is run again and the new run replaces it.)
+    pub fn forget_run(&mut self, run_id: &str, produced: &std::collections::HashSet<String>) {
+        self.render_hints
+            .retain(|h| h.run_id.as_deref() != Some(run_id));
+        if produced.is_empty() {
+            return;
+        }
+        // removed_before[i]: how many of the first i messages go.
+        let mut removed_before = Vec::with_capacity(self.messages.len() + 1);
+        let mut removed = 0;
+        removed_before.push(0);
+        for m in &self.messages {
+            removed += usize::from(produced.contains(m.id()));
+            removed_before.push(removed);
+        }
+        for h in &mut self.render_hints {
+            let p = h.position.min(self.messages.len());
+            h.position = p - removed_before[p];
+        }
+        self.messages.retain(|m| !produced.contains(m.id()));
+        self.reindex();
+    }
+
     /// Shared tail of `RUN_FINISHED` and `RUN_ERROR`: nothing stays open after a run.
     pub(super) fn run_ended(&mut self, usage: Option<&[TokenUsage]>) -> Change {
         self.usage.extend(usage.unwrap_or_default().iter().cloned());

@@ -546,6 +546,45 @@ fn render_hints_are_placed_after_the_messages_before_them() {
 }
 
 #[test]
+fn a_forgotten_run_takes_its_messages_and_hints_and_leaves_the_rest_in_place() {
+    let mut c = conv(json!([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "a1"},
+        {"type": "CUSTOM", "name": "ui_render_hint", "value": {"component": "chart"}},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"},
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r2"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "a2", "role": "assistant"},
+        {"type": "CUSTOM", "name": "ui_render_hint", "value": {"component": "table"}},
+        {"type": "TOOL_CALL_START", "toolCallId": "tc", "toolCallName": "f", "parentMessageId": "a2"},
+        {"type": "RUN_ERROR", "message": "boom"},
+    ]));
+    // A later run's hint, placed after r2's message (as if r2's output had been kept).
+    c.render_hints.push(PlacedHint::from_value(
+        &json!({"component": "code"}),
+        2,
+        Some("r3".into()),
+    ));
+    let produced = ["a2".to_string()].into_iter().collect();
+    c.forget_run("r2", &produced);
+    assert_eq!(ids(&c), ["a1"]);
+    let placed: Vec<_> = c
+        .render_hints
+        .iter()
+        .map(|h| (h.component.as_str(), h.position))
+        .collect();
+    assert_eq!(placed, [("chart", 1), ("code", 1)]);
+    c.assert_consistent();
+    // The forgotten tool call is unknown now: its events are refused, not misapplied.
+    let warnings = c.warnings.len();
+    let change = c.apply(&ev(
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "tc", "delta": "x"}),
+    ));
+    assert_eq!(change, Change::None);
+    assert_eq!(c.warnings.len(), warnings + 1);
+}
+
+#[test]
 fn direct_edits_to_messages_are_repaired() {
     let mut c = conv(json!([
         {"type": "TEXT_MESSAGE_START", "messageId": "a"},

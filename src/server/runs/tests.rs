@@ -1,5 +1,6 @@
 //! Tests of the run registry: threads without a run in progress leave memory beyond the limit
-//! and come back from the database intact.
+//! and come back from the database intact; a client sending only recent messages loses none of
+//! the older ones; a failed run run again is replaced.
 
 use std::sync::Arc;
 
@@ -64,4 +65,73 @@ async fn without_a_database_every_thread_stays() {
     let runs = Runs::new();
     chat_on_five_threads(&runs).await;
     assert_eq!(runs.thread_ids().len(), 5);
+}
+
+fn ids(messages: &[Message]) -> Vec<&str> {
+    messages.iter().map(Message::id).collect()
+}
+
+#[tokio::test]
+async fn a_client_sending_only_recent_messages_keeps_the_older_ones() {
+    // One thread kept in memory: t0 leaves it when t1 runs, and comes back from the database.
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store_keeping(store, 0);
+    run_input(&runs, run_on("t0", "r0", "chat"), settings()).await;
+    settle(&runs).await;
+    let first = runs.load_thread("t0").await.unwrap().messages;
+    assert_eq!(first.len(), 2, "{first:?}");
+    run_input(&runs, run_on("t1", "r1", "chat"), settings()).await;
+    settle(&runs).await;
+    assert_eq!(runs.thread_ids(), ["t1"]);
+    // The client sends the last answer and a new question: a window of the thread.
+    let mut input = run_on("t0", "r2", "chat again");
+    input.messages.insert(0, first[1].clone());
+    run_input(&runs, input, settings()).await;
+    settle(&runs).await;
+    // Also once t0 has left memory again, it is all in the database.
+    run_input(&runs, run_on("t1", "r3", "chat"), settings()).await;
+    settle(&runs).await;
+    assert_eq!(runs.thread_ids(), ["t1"]);
+    let after = runs.load_thread("t0").await.unwrap().messages;
+    assert_eq!(after.len(), 4, "{:?}", ids(&after));
+    assert_eq!(after[..2], first[..]);
+}
+
+#[tokio::test]
+async fn a_failed_run_run_again_is_replaced_by_the_new_run() {
+    // The failed run's thread read back from the database, and kept in memory.
+    for keep in [0, 8] {
+        retry_replaces_the_failed_run(keep).await;
+    }
+}
+
+async fn retry_replaces_the_failed_run(keep: usize) {
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store_keeping(store.clone(), keep);
+    // `error` answers part of a sentence, then fails.
+    run_input(&runs, run_on("t0", "r0", "error"), settings()).await;
+    settle(&runs).await;
+    let failed = runs.load_thread("t0").await.unwrap().messages;
+    assert_eq!(failed.len(), 2, "{:?}", ids(&failed));
+    // Another thread runs: t0 leaves memory unless kept.
+    run_input(&runs, run_on("t1", "r1", "chat"), settings()).await;
+    settle(&runs).await;
+    // Retry: the failed run's own input, under a new run id.
+    let mut retry = store.run_input("r0").await.unwrap().unwrap();
+    retry.run_id = "r2".into();
+    run_input(&runs, retry, settings()).await;
+    settle(&runs).await;
+    let after = runs.load_thread("t0").await.unwrap().messages;
+    // The user's message and the retry's answer; the first attempt's partial answer is gone.
+    assert_eq!(after.len(), 2, "{:?}", ids(&after));
+    assert_eq!(after[0], failed[0]);
+    assert_ne!(after[1].id(), failed[1].id());
+    // A new message after a failure is not a retry: the failed answer stays before it.
+    let mut next = run_on("t0", "r3", "chat");
+    next.messages.splice(0..0, after.iter().cloned());
+    run_input(&runs, next, settings()).await;
+    settle(&runs).await;
+    let last = runs.load_thread("t0").await.unwrap().messages;
+    assert_eq!(last.len(), 4, "{:?}", ids(&last));
+    assert_eq!(last[..2], after[..]);
 }

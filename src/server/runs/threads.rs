@@ -2,7 +2,16 @@
 //! reducer as events are published), read back from the database otherwise, and the history a
 //! run receives when its client sends only the new messages.
 
+use super::retry::Replaced;
 use super::*;
+use crate::protocol::types::Message;
+
+/// A thread as a run finds it: its messages, state and render hints.
+pub(super) struct History {
+    pub messages: Vec<Message>,
+    pub state: Value,
+    pub hints: Vec<PlacedHint>,
+}
 
 impl Runs {
     /// A thread's conversation: the live one, else one rebuilt from the stored messages and
@@ -11,28 +20,30 @@ impl Runs {
         if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
             return Some(c.clone());
         }
-        let (messages, state, hints) = self.history(thread_id).await?;
-        let mut conv = Conversation::default();
-        conv.render_hints = hints;
-        conv.apply(&Event::from(EventKind::MessagesSnapshot { messages }));
-        conv.apply(&Event::from(EventKind::StateSnapshot { snapshot: state }));
+        let history = self.history(thread_id).await?;
+        let mut conv = conversation_of(history);
         conv.thread_id = Some(thread_id.to_string());
         Some(conv)
     }
 
     /// A thread's messages, state and render hints: the live conversation's, else the stored.
-    pub(super) async fn history(
-        &self,
-        thread_id: &str,
-    ) -> Option<(Vec<crate::protocol::types::Message>, Value, Vec<PlacedHint>)> {
+    pub(super) async fn history(&self, thread_id: &str) -> Option<History> {
         if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
-            return Some((c.messages.clone(), c.state.clone(), c.render_hints.clone()));
+            return Some(History {
+                messages: c.messages.clone(),
+                state: c.state.clone(),
+                hints: c.render_hints.clone(),
+            });
         }
         let store = self.store.as_ref()?;
         // The thread may have just left memory with its last writes still queued.
         store.flush().await;
         match store.thread(thread_id).await {
-            Ok(Some(t)) => Some((t.messages, t.state, t.render_hints)),
+            Ok(Some(t)) => Some(History {
+                messages: t.messages,
+                state: t.state,
+                hints: t.render_hints,
+            }),
             Ok(None) => None,
             Err(e) => {
                 tracing::error!(thread = %thread_id, "cannot read the thread's history: {e}");
@@ -42,22 +53,32 @@ impl Runs {
     }
 
     /// The thread's conversation takes the run's input: its messages and its state, which is
-    /// the baseline of the run's state deltas.
-    /// A thread not in memory yet starts with its earlier runs' render hints (`hints`).
-    pub(super) fn begin_thread(&self, input: &RunAgentInput, hints: Vec<PlacedHint>) {
+    /// the baseline of the run's state deltas. A thread not in memory starts from `history`
+    /// (what [`Runs::history`] read when the run began); a run the new one `replaced` leaves
+    /// it first. Returns the thread's messages now.
+    pub(super) fn begin_thread(
+        &self,
+        input: &RunAgentInput,
+        history: Option<History>,
+        replaced: Option<Replaced>,
+    ) -> Vec<Message> {
         let mut threads = self.threads.lock().unwrap();
-        let conv = threads.entry(input.thread_id.clone()).or_insert_with(|| {
-            let mut conv = Conversation::default();
-            conv.render_hints = hints;
-            conv
-        });
+        let conv = threads
+            .entry(input.thread_id.clone())
+            .or_insert_with(|| history.map(conversation_of).unwrap_or_default());
+        if let Some(r) = replaced {
+            conv.forget_run(&r.run_id, &r.produced);
+        }
         start_conversation(conv, input, now_ms());
+        let messages = conv.messages.clone();
+        drop(threads);
         let t = self.clock.fetch_add(1, Ordering::Relaxed);
         self.recency
             .lock()
             .unwrap()
             .insert(input.thread_id.clone(), t);
         *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
+        messages
     }
 
     /// Drop the conversations of the least recently run threads that have no run in progress,
@@ -90,18 +111,27 @@ impl Runs {
     }
 }
 
+/// A conversation holding a stored thread's messages, state and render hints.
+fn conversation_of(history: History) -> Conversation {
+    let mut conv = Conversation::default();
+    conv.apply(&Event::from(EventKind::MessagesSnapshot {
+        messages: history.messages,
+    }));
+    conv.apply(&Event::from(EventKind::StateSnapshot {
+        snapshot: history.state,
+    }));
+    conv.render_hints = history.hints;
+    conv
+}
+
 /// Give `input` its thread's history when it carries none of it (see [`Runs::start`]).
-pub(super) fn merge_history(
-    input: &mut RunAgentInput,
-    history: Vec<crate::protocol::types::Message>,
-    state: Value,
-) {
-    let known = |m: &crate::protocol::types::Message| {
+pub(super) fn merge_history(input: &mut RunAgentInput, history: &[Message], state: &Value) {
+    let known = |m: &Message| {
         let id = m.id();
         history.iter().any(|h| h.id() == id)
     };
     if !history.is_empty() && !input.messages.iter().any(known) {
-        let mut all = history.clone();
+        let mut all = history.to_vec();
         all.append(&mut input.messages);
         input.messages = all;
     }
@@ -110,7 +140,7 @@ pub(super) fn merge_history(
         Value::Object(o) => o.is_empty(),
         _ => false,
     };
-    if empty && !matches!(&state, Value::Null) && state != Value::Object(Default::default()) {
-        input.state = state;
+    if empty && !matches!(state, Value::Null) && *state != Value::Object(Default::default()) {
+        input.state = state.clone();
     }
 }

@@ -15,42 +15,25 @@ impl Store {
             let run_id: String = row.try_get("id")?;
             let thread_id: String = row.try_get("thread_id")?;
             let input: String = row.try_get("input")?;
+            // The thread as the run found it (its earlier messages and render hints; this
+            // run's hints come from its events), then the run's input, then its events.
             let mut conv = Conversation::default();
-            // The render hints of the thread's earlier runs stay; this run's come from its events.
-            let hints: Option<String> =
-                sqlx::query_scalar("SELECT render_hints FROM threads WHERE id = ?")
-                    .bind(&thread_id)
-                    .fetch_optional(&self.pool)
-                    .await?;
-            conv.render_hints = hints
-                .and_then(|h| serde_json::from_str(&h).ok())
-                .unwrap_or_default();
+            let row = sqlx::query("SELECT messages, render_hints FROM threads WHERE id = ?")
+                .bind(&thread_id)
+                .fetch_optional(&self.pool)
+                .await?;
+            if let Some(row) = row {
+                let messages: String = row.try_get("messages")?;
+                let hints: String = row.try_get("render_hints")?;
+                if let Ok(messages) = serde_json::from_str(&messages) {
+                    conv.apply(&Event::from(EventKind::MessagesSnapshot { messages }));
+                }
+                conv.render_hints = serde_json::from_str(&hints).unwrap_or_default();
+            }
             if let Ok(input) = serde_json::from_str::<RunAgentInput>(&input) {
                 start_conversation(&mut conv, &input, now);
             }
-            let mut chunks = ChunkExpander::new();
-            let mut last = 0;
-            let mut after = 0;
-            loop {
-                let batch = self.events_after(&run_id, after, 4096).await?;
-                let Some((seq, _)) = batch.last() else { break };
-                after = *seq;
-                for (seq, json) in &batch {
-                    last = *seq;
-                    let Ok(v) = serde_json::from_str::<Value>(json) else {
-                        continue;
-                    };
-                    let Ok(event) = Event::from_value(v) else {
-                        continue;
-                    };
-                    if matches!(event.kind, EventKind::RunStarted { .. }) {
-                        continue;
-                    }
-                    for e in chunks.expand(event).unwrap_or_default() {
-                        conv.apply(&e);
-                    }
-                }
-            }
+            let last = self.replay_run(&run_id, &mut conv).await?;
             let mut end = Event::from(EventKind::RunError {
                 message: "the server stopped while this run was in progress".into(),
                 code: Some("SERVER_RESTARTED".into()),
@@ -72,5 +55,37 @@ impl Store {
         }
         self.flush().await;
         Ok(rows.len())
+    }
+
+    /// Apply run `run_id`'s stored events to `conv` (all but `RUN_STARTED`: `conv` already
+    /// holds the run's input); returns the last event's number (0: none).
+    pub async fn replay_run(
+        &self,
+        run_id: &str,
+        conv: &mut Conversation,
+    ) -> Result<u64, sqlx::Error> {
+        let mut chunks = ChunkExpander::new();
+        let mut last = 0;
+        loop {
+            let batch = self.events_after(run_id, last, 4096).await?;
+            let Some((seq, _)) = batch.last() else {
+                return Ok(last);
+            };
+            last = *seq;
+            for (_, json) in &batch {
+                let Ok(v) = serde_json::from_str::<Value>(json) else {
+                    continue;
+                };
+                let Ok(event) = Event::from_value(v) else {
+                    continue;
+                };
+                if matches!(event.kind, EventKind::RunStarted { .. }) {
+                    continue;
+                }
+                for e in chunks.expand(event).unwrap_or_default() {
+                    conv.apply(&e);
+                }
+            }
+        }
     }
 }
