@@ -1,6 +1,6 @@
 //! Tests of the run registry: threads without a run in progress leave memory beyond the limit
 //! and come back from the database intact; a client sending only recent messages loses none of
-//! the older ones; a failed run run again is replaced.
+//! the older ones, also after a crash; a failed run run again is replaced.
 
 use std::sync::Arc;
 
@@ -134,4 +134,39 @@ async fn retry_replaces_the_failed_run(keep: usize) {
     let last = runs.load_thread("t0").await.unwrap().messages;
     assert_eq!(last.len(), 4, "{:?}", ids(&last));
     assert_eq!(last[..2], after[..]);
+}
+
+#[tokio::test]
+async fn recovery_keeps_the_messages_a_run_was_not_sent() {
+    // A run started with a window of the thread (its last answer and a new question), cut short
+    // by a crash: what the next process recovers is the whole thread plus the run's events.
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store.clone());
+    run_input(&runs, run_on("t0", "r0", "chat"), settings()).await;
+    settle(&runs).await;
+    let first = runs.load_thread("t0").await.unwrap().messages;
+    let mut window = run_on("t0", "r1", "long 5");
+    window.messages.insert(0, first[1].clone());
+    let mut thread = first.clone();
+    thread.push(window.messages[1].clone());
+    // As `Runs::start` records it; then two events, and the process dies.
+    store.run_started(&window, &thread, "demo", 1).await;
+    for (seq, e) in [
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"0 "}"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        store.event("r1", seq as u64 + 1, e.into(), None).await;
+    }
+    assert_eq!(store.recover(2).await.unwrap(), 1);
+    let recovered = store.thread("t0").await.unwrap().unwrap().messages;
+    assert_eq!(
+        ids(&recovered)[..3],
+        ids(&thread)[..],
+        "{:?}",
+        ids(&recovered)
+    );
+    assert_eq!(ids(&recovered)[3], "a1");
 }
