@@ -167,6 +167,24 @@ test("error: the banner appears with Retry and clears when the next run starts",
   await page.getByRole("button", { name: "Retry" }).waitFor();
   await idle(page);
   await shoot(page, "error");
+  // Retry runs the same input again (and fails again): the new attempt replaces the failed one,
+  // on the page and in the stored thread.
+  const thread = new URL(page.url()).searchParams.get("thread");
+  const view = async () =>
+    (await fetch(`${server.url}/api/threads/${encodeURIComponent(thread)}`)).json();
+  await page.getByRole("button", { name: "Retry" }).click();
+  for (let waited = 0; ; waited += 50) {
+    const runs = (await view()).runs;
+    if (runs.length === 2 && runs[1].status === "error") break;
+    assert.ok(waited < 15000, `the retried run ends: ${JSON.stringify(runs)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await page.getByRole("button", { name: "Retry" }).waitFor();
+  assert.deepEqual(
+    (await view()).messages.map((m) => m.role),
+    ["user", "assistant"],
+  );
+  assert.equal(await page.locator(".msg-assistant").count(), 1);
   await send(page, "chat");
   await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10000 }).catch(() => {});
   await idle(page);
