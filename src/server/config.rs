@@ -134,6 +134,64 @@ pub struct ServeArgs {
     )]
     pub keep_alive: u64,
 
+    /// Longest accepted id (thread, run, message, tool call), in bytes. Ids are 1..=N bytes of
+    /// `A-Za-z0-9` and `-_.:~@+=`; anything else is refused with 422 before a run starts.
+    #[arg(long, env = "AGUI_MAX_ID_BYTES", default_value_t = 256, value_name = "BYTES")]
+    pub max_id_bytes: usize,
+
+    /// Most messages one run request may carry (422 past it).
+    #[arg(long, env = "AGUI_MAX_MESSAGES", default_value_t = 10_000, value_name = "N")]
+    pub max_messages: usize,
+
+    /// Largest shared state, in bytes of JSON: in a request (413) and after an agent's
+    /// snapshots and patches (the run ends with RUN_ERROR STATE_LIMIT, the state unchanged).
+    #[arg(long, env = "AGUI_MAX_STATE_BYTES", default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
+    pub max_state_bytes: usize,
+
+    /// Deepest nesting of any JSON the server parses or builds (requests, state after patches).
+    #[arg(long, env = "AGUI_MAX_JSON_DEPTH", default_value_t = 64, value_name = "LEVELS")]
+    pub max_json_depth: usize,
+
+    /// Most events one run may produce; past it the run ends with RUN_ERROR EVENT_LIMIT.
+    #[arg(long, env = "AGUI_MAX_RUN_EVENTS", default_value_t = 1_000_000, value_name = "N")]
+    pub max_run_events: u64,
+
+    /// Most runs in progress at once, in total (429 past it).
+    #[arg(long, env = "AGUI_MAX_RUNS", default_value_t = 256, value_name = "N")]
+    pub max_runs: usize,
+
+    /// Most runs in progress at once for one user (429 past it).
+    #[arg(long, env = "AGUI_MAX_RUNS_PER_USER", default_value_t = 32, value_name = "N")]
+    pub max_runs_per_user: usize,
+
+    /// Most observer streams (`GET /api/ag-ui/stream`) open at once for one user (429 past it).
+    #[arg(long, env = "AGUI_MAX_OBSERVERS_PER_USER", default_value_t = 64, value_name = "N")]
+    pub max_observers_per_user: usize,
+
+    /// Memory for the conversations of threads without a run in progress (approximate bytes);
+    /// the least recently run leave memory first and are read back from the database.
+    #[arg(long, env = "AGUI_IDLE_THREADS_BYTES", default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
+    pub idle_threads_bytes: usize,
+
+    /// Seconds a client has to send a request's headers (also how long an idle keep-alive
+    /// connection waits for its next request).
+    #[arg(long, env = "AGUI_HEADER_TIMEOUT", default_value_t = 10, value_name = "SECONDS")]
+    pub header_timeout: u64,
+
+    /// Seconds a client has to send a request's body.
+    #[arg(long, env = "AGUI_BODY_TIMEOUT", default_value_t = 30, value_name = "SECONDS")]
+    pub body_timeout: u64,
+
+    /// Most connections open at once (also capped below the process's file-descriptor limit);
+    /// further clients wait in the listen queue.
+    #[arg(long, env = "AGUI_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N")]
+    pub max_connections: usize,
+
+    /// Days to keep finished runs' events; older ones are deleted (threads' messages and state
+    /// are kept). 0 keeps everything.
+    #[arg(long = "retention", env = "AGUI_RETENTION", default_value_t = 0, value_name = "DAYS")]
+    pub retention_days: u64,
+
     /// Log filter, e.g. `info` or `agui_studio=debug,tower_http=info`.
     #[arg(long, env = "AGUI_LOG", default_value = "info", value_name = "FILTER")]
     pub log: String,

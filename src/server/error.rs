@@ -20,6 +20,20 @@ pub enum ApiError {
     Conflict(String),
     /// 413: the body is over the configured limit.
     PayloadTooLarge(usize),
+    /// 408: the body did not arrive within the configured time.
+    BodyTimeout,
+    /// 413: a part of the request (state, messages) is over its configured limit.
+    TooLarge(String),
+    /// 422: an id is too long or has characters ids may not have.
+    InvalidId(String),
+    /// 422: JSON nested deeper than the configured limit.
+    TooDeep(String),
+    /// 400: a `Last-Event-ID` that is not the number of an event of the run.
+    InvalidLastEventId(String),
+    /// 429: too many runs in progress (in total or for this user).
+    TooManyRuns(String),
+    /// 429: too many observer streams open for this user.
+    TooManyObservers(String),
     /// 500: something broke on our side (logged; the client sees a generic message).
     Internal(String),
 }
@@ -44,6 +58,23 @@ impl ApiError {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "payload_too_large",
                 format!("the request body is over the {limit}-byte limit"),
+            ),
+            ApiError::BodyTimeout => (
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                "the request body did not arrive in time".into(),
+            ),
+            ApiError::TooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", m.clone()),
+            ApiError::InvalidId(m) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_id", m.clone()),
+            ApiError::TooDeep(m) => (StatusCode::UNPROCESSABLE_ENTITY, "too_deep", m.clone()),
+            ApiError::InvalidLastEventId(m) => {
+                (StatusCode::BAD_REQUEST, "invalid_last_event_id", m.clone())
+            }
+            ApiError::TooManyRuns(m) => (StatusCode::TOO_MANY_REQUESTS, "too_many_runs", m.clone()),
+            ApiError::TooManyObservers(m) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_observers",
+                m.clone(),
             ),
             ApiError::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,

@@ -6,6 +6,8 @@ pub mod config;
 pub mod dialect000;
 pub mod error;
 pub mod inspect;
+pub mod limits;
+pub mod listen;
 pub mod routes;
 pub mod runs;
 pub mod store;
@@ -46,6 +48,16 @@ pub struct ServerConfig {
     pub keep_alive: Duration,
     pub approval_timeout: Duration,
     pub token_delay: Duration,
+    /// What one request, run or user may claim.
+    pub limits: limits::Limits,
+    /// Time to receive a request's headers (and an idle keep-alive connection's next request).
+    pub header_timeout: Duration,
+    /// Time to receive a request's body.
+    pub body_timeout: Duration,
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Finished runs' events older than this are deleted (None: kept).
+    pub retention: Option<Duration>,
 }
 
 impl ServerConfig {
@@ -57,6 +69,12 @@ impl ServerConfig {
             keep_alive: Duration::from_secs(args.keep_alive.max(1)),
             approval_timeout: Duration::from_secs(args.approval_timeout),
             token_delay: Duration::from_millis(args.demo_delay_ms),
+            limits: limits::Limits::from_args(args),
+            header_timeout: Duration::from_secs(args.header_timeout.max(1)),
+            body_timeout: Duration::from_secs(args.body_timeout.max(1)),
+            max_connections: args.max_connections.max(1),
+            retention: (args.retention_days > 0)
+                .then(|| Duration::from_secs(args.retention_days.saturating_mul(86_400))),
         }
     }
 
@@ -64,6 +82,7 @@ impl ServerConfig {
         RunSettings {
             approval_timeout: self.approval_timeout,
             token_delay: self.token_delay,
+            max_run_events: self.limits.max_run_events,
         }
     }
 }
@@ -94,11 +113,12 @@ impl AppState {
             ),
             Err(e) => return Err(format!("cannot recover the database '{}': {e}", args.db)),
         }
+        let config = ServerConfig::from_args(args);
         Ok(AppState {
             leptos_options: leptos_options(),
             agents,
-            runs: Runs::with_store(store),
-            config: Arc::new(ServerConfig::from_args(args)),
+            runs: Runs::with_store_and_limits(store, config.limits.clone()),
+            config: Arc::new(config),
         })
     }
 }
@@ -147,6 +167,9 @@ pub fn app(state: AppState) -> Router {
             move || shell(options.clone()),
         )
         .fallback(assets::static_or_not_found)
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            state.config.body_timeout,
+        ))
         .with_state(state)
 }
 
@@ -209,10 +232,12 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         "agui-studio {} listening on http://{local}",
         env!("CARGO_PKG_VERSION")
     );
-    if let Err(e) = axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-    {
+    let limits = listen::ListenLimits {
+        header_timeout: state.config.header_timeout,
+        max_connections: state.config.max_connections,
+    };
+    let drain = Duration::from_secs(10);
+    if let Err(e) = listen::serve(listener, app(state), limits, shutdown_signal(), drain).await {
         tracing::error!("server error: {e}");
         return ExitCode::from(1);
     }

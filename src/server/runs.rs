@@ -23,6 +23,7 @@ use crate::wire::RunState;
 
 use super::agents::{Agent, AgentError, RunContext, RunEnd, RunSettings};
 use super::error::ApiError;
+use super::limits::Limits;
 use super::store::{start_conversation, Store};
 
 mod drive;
@@ -74,6 +75,10 @@ pub struct Runs {
     recent: Mutex<VecDeque<Arc<Observed>>>,
     seq: AtomicU64,
     store: Option<Store>,
+    limits: Limits,
+    /// Thread id → approximate bytes of its conversation (measured when its last run ended),
+    /// for keeping idle threads in memory by size.
+    thread_bytes: Mutex<HashMap<String, usize>>,
 }
 
 /// A started run: a reader of its events for the client that started it, and its cancel handle.
@@ -85,20 +90,25 @@ pub struct StartedRun {
 impl Runs {
     /// Runs kept in memory only (their events and threads are all kept while they last).
     pub fn new() -> Arc<Self> {
-        Self::build(None, usize::MAX)
+        Self::build(None, usize::MAX, Limits::default())
     }
 
     /// Runs persisted in `store`, keeping [`IDLE_THREADS_KEPT`] idle threads in memory.
     pub fn with_store(store: Store) -> Arc<Self> {
-        Self::build(Some(store), IDLE_THREADS_KEPT)
+        Self::with_store_and_limits(store, Limits::default())
+    }
+
+    /// Runs persisted in `store`, within `limits`.
+    pub fn with_store_and_limits(store: Store, limits: Limits) -> Arc<Self> {
+        Self::build(Some(store), IDLE_THREADS_KEPT, limits)
     }
 
     /// Runs persisted in `store`, keeping `keep_idle` idle threads in memory.
     pub fn with_store_keeping(store: Store, keep_idle: usize) -> Arc<Self> {
-        Self::build(Some(store), keep_idle)
+        Self::build(Some(store), keep_idle, Limits::default())
     }
 
-    fn build(store: Option<Store>, keep_idle: usize) -> Arc<Self> {
+    fn build(store: Option<Store>, keep_idle: usize, limits: Limits) -> Arc<Self> {
         let (hub, _) = broadcast::channel(HUB_CAPACITY);
         Arc::new(Runs {
             active: Mutex::default(),
@@ -114,7 +124,13 @@ impl Runs {
             // earlier process is recognisably older than any of ours.
             seq: AtomicU64::new(now_ms().max(0) as u64 * 1000),
             store,
+            limits,
+            thread_bytes: Mutex::default(),
         })
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub fn store(&self) -> Option<&Store> {
@@ -127,16 +143,46 @@ impl Runs {
     /// A run on a known thread whose messages share no id with the thread's receives the
     /// thread's history before them (a client may send only the new messages), and the thread's
     /// state when it sends none.
+    ///
+    /// Refused before anything is allocated for it: an input past the [`Limits`], a run id in
+    /// progress or already used on another thread (409), more runs than allowed (429).
     pub async fn start(
         self: &Arc<Self>,
         agent: Arc<dyn Agent>,
-        mut input: RunAgentInput,
+        input: RunAgentInput,
         settings: RunSettings,
     ) -> Result<StartedRun, ApiError> {
-        let history = self.history(&input.thread_id).await;
-        if let Some(h) = &history {
-            merge_history(&mut input, &h.messages, &h.state);
+        self.limits.check_run_input(&input)?;
+        self.check_capacity(&input.run_id)?;
+        if let Some(store) = &self.store {
+            let known = store
+                .run(&input.run_id)
+                .await
+                .map_err(|e| ApiError::Internal(format!("database error: {e}")))?;
+            if let Some(run) = known {
+                if run.thread_id != input.thread_id {
+                    return Err(ApiError::Conflict(format!(
+                        "run id '{}' is already used on another thread",
+                        input.run_id
+                    )));
+                }
+            }
         }
+        let history = self.history(&input.thread_id).await;
+        // Merging a long history is CPU work: off the async workers, so other clients (and
+        // `/healthz`) are served meanwhile.
+        let input = match history.as_ref() {
+            Some(h) => {
+                let (messages, state) = (h.messages.clone(), h.state.clone());
+                blocking(move || {
+                    let mut input = input;
+                    merge_history(&mut input, &messages, &state);
+                    input
+                })
+                .await?
+            }
+            None => input,
+        };
         let replaced = self.replaced_run(&input).await;
         let cancel = CancellationToken::new();
         let log = Arc::new(RunLog::new(self.store.is_some()));
@@ -147,6 +193,9 @@ impl Runs {
                     "run '{}' is already in progress",
                     input.run_id
                 )));
+            }
+            if active.len() >= self.limits.max_runs {
+                return Err(too_many_runs(self.limits.max_runs));
             }
             active.insert(
                 input.run_id.clone(),
@@ -166,6 +215,7 @@ impl Runs {
             pending: VecDeque::new(),
             peer: input.protocol_version.as_deref().and_then(parse_version),
             flushed: false,
+            told_failure: false,
         };
         let sink = RunSink {
             log,
@@ -176,11 +226,18 @@ impl Runs {
             chunks: ChunkExpander::new(),
         };
         let agent_id = agent.info().id;
-        let messages = self.begin_thread(&input, history, replaced);
-        if let Some(store) = &self.store {
-            store
-                .run_started(&input, &messages, &agent_id, now_ms())
-                .await;
+        let this = self.clone();
+        let (input, started) = blocking(move || {
+            let messages = this.begin_thread(&input, history, replaced);
+            let started = this
+                .store
+                .as_ref()
+                .map(|_| Store::run_started_op(&input, &messages, &agent_id, now_ms()));
+            (input, started)
+        })
+        .await?;
+        if let (Some(store), Some(op)) = (&self.store, started) {
+            store.run_started(op).await;
         }
         let ctx = RunContext::new(input, settings, cancel.clone(), sink, self.clone());
         tokio::spawn(drive(agent, ctx));
@@ -188,6 +245,21 @@ impl Runs {
             events: reader,
             cancel,
         })
+    }
+
+    /// 429 when the server already runs as many runs as it may (checked again, atomically, when
+    /// the run is registered); 409 when this run id is in progress.
+    fn check_capacity(&self, run_id: &str) -> Result<(), ApiError> {
+        let active = self.active.lock().unwrap();
+        if active.contains_key(run_id) {
+            return Err(ApiError::Conflict(format!(
+                "run '{run_id}' is already in progress"
+            )));
+        }
+        if active.len() >= self.limits.max_runs {
+            return Err(too_many_runs(self.limits.max_runs));
+        }
+        Ok(())
     }
 
     /// A reader of run `run_id`'s events numbered after `after` (0: all of them), live or
@@ -223,6 +295,7 @@ impl Runs {
             pending: VecDeque::new(),
             peer,
             flushed: false,
+            told_failure: false,
         })
     }
 
@@ -247,6 +320,12 @@ impl Runs {
     /// Runs still in progress (their tasks have not ended).
     pub fn active_count(&self) -> usize {
         self.active.lock().unwrap().len()
+    }
+
+    /// The number of the last event of run `run_id` if it is in progress.
+    pub fn live_position(&self, run_id: &str) -> Option<u64> {
+        let log = self.active.lock().unwrap().get(run_id).map(|r| r.log.clone())?;
+        Some(log.last_seq())
     }
 
     pub fn is_active(&self, run_id: &str) -> bool {
@@ -317,6 +396,19 @@ impl Runs {
         active.remove(run_id);
         self.evict_idle_threads(&active);
     }
+}
+
+fn too_many_runs(max: usize) -> ApiError {
+    ApiError::TooManyRuns(format!(
+        "{max} runs are in progress, this server's limit; try again when one has ended"
+    ))
+}
+
+/// Run CPU-heavy work on the blocking pool.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::Internal(format!("a blocking task failed: {e}")))
 }
 
 pub fn now_ms() -> i64 {

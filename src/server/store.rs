@@ -31,9 +31,12 @@ const QUEUE: usize = 8192;
 /// Most writes committed in one transaction.
 const BATCH: usize = 2048;
 
-/// Told, after each commit, the number of the last committed event of its run.
+/// Told, after each commit, the number of the last committed event of its run — or that its
+/// events could not be stored (after which nothing more is reported committed: a later commit
+/// would leave a gap).
 pub trait Committed: Send + Sync {
     fn committed(&self, seq: u64);
+    fn failed(&self);
 }
 
 /// A write, applied in the order sent.
@@ -67,11 +70,60 @@ enum Op {
     Flush(oneshot::Sender<()>),
 }
 
+/// A run's start, ready to be written ([`Store::run_started`]).
+pub struct RunStartedOp(Op);
+
 /// The database and its writer.
 #[derive(Clone)]
 pub struct Store {
     pool: SqlitePool,
     tx: mpsc::Sender<Op>,
+    /// The exclusive lock on `<db>.lock` this process holds while the database is open.
+    _lock: Option<Arc<std::fs::File>>,
+}
+
+/// Take the database's lock file: one server per database file. A second one would take the
+/// first one's runs in progress for a crash's leftovers and mark them interrupted. The lock is
+/// the operating system's (released when the process dies, however it dies).
+fn lock_database(path: &str) -> Result<std::fs::File, String> {
+    use std::io::{Read, Seek, Write};
+    let lock_path = format!("{path}.lock");
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open the lock file '{lock_path}': {e}"))?;
+    match file.try_lock() {
+        Ok(()) => {
+            let _ = file.set_len(0);
+            let _ = file.rewind();
+            let _ = write!(file, "{}", std::process::id());
+            Ok(file)
+        }
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            // This process's own earlier opening (an in-process restart in tests): no conflict.
+            if holder == std::process::id().to_string() {
+                return Ok(file);
+            }
+            let who = if holder.is_empty() {
+                "another process".to_string()
+            } else {
+                format!("process {holder}")
+            };
+            Err(format!(
+                "the database '{path}' is in use by {who} (another agui-studio?); \
+                 give each server its own --db"
+            ))
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(format!("cannot lock '{lock_path}': {e}"))
+        }
+    }
 }
 
 /// A stored run's replayable events and where the run stands.
@@ -82,6 +134,11 @@ impl Store {
     /// and bring its schema up to date.
     pub async fn open(path: &str) -> Result<Store, String> {
         let memory = path == ":memory:" || path.is_empty();
+        let lock = if memory {
+            None
+        } else {
+            Some(Arc::new(lock_database(path)?))
+        };
         let options = if memory {
             SqliteConnectOptions::from_str("sqlite::memory:").map_err(|e| e.to_string())?
         } else {
@@ -116,20 +173,22 @@ impl Store {
             .map_err(|e| format!("cannot migrate the database '{path}': {e}"))?;
         let (tx, rx) = mpsc::channel(QUEUE);
         tokio::spawn(writer(pool.clone(), rx));
-        Ok(Store { pool, tx })
+        Ok(Store {
+            pool,
+            tx,
+            _lock: lock,
+        })
     }
 
     async fn send(&self, op: Op) {
         if let Err(mpsc::error::SendError(op)) = self.tx.send(op).await {
             tracing::error!("the database writer has stopped; a write was lost");
-            // Nothing will be committed any more: do not hold the run's clients back.
+            // Nothing will be committed any more: the run's clients are told it failed.
             if let Op::Event {
-                seq,
-                done: Some(done),
-                ..
+                done: Some(done), ..
             } = op
             {
-                done.committed(seq);
+                done.failed();
             }
         }
     }
@@ -141,18 +200,17 @@ impl Store {
         let _ = rx.await;
     }
 
-    /// A run started on a thread; `input` is what the agent runs with, `messages` the thread's
-    /// messages now (its history and the input's new messages: a client may send only recent
-    /// ones). Returns once the run is committed, so that its events URL, handed to the client
-    /// with the response headers, works even after a crash.
-    pub async fn run_started(
-        &self,
+    /// The write recording that a run started on a thread; `input` is what the agent runs
+    /// with, `messages` the thread's messages now (its history and the input's new messages: a
+    /// client may send only recent ones). Serialising is CPU work: callers build it off the
+    /// async workers.
+    pub fn run_started_op(
         input: &RunAgentInput,
         messages: &[Message],
         agent_id: &str,
         at: i64,
-    ) {
-        self.send(Op::RunStarted {
+    ) -> RunStartedOp {
+        RunStartedOp(Op::RunStarted {
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             agent_id: agent_id.to_string(),
@@ -162,7 +220,13 @@ impl Store {
             messages: serde_json::to_string(messages).unwrap_or_default(),
             state: input.state.to_string(),
         })
-        .await;
+    }
+
+    /// Record a run's start ([`Store::run_started_op`]). Returns once the run is committed, so
+    /// that its events URL, handed to the client with the response headers, works even after a
+    /// crash.
+    pub async fn run_started(&self, op: RunStartedOp) {
+        self.send(op.0).await;
         self.flush().await;
     }
 
@@ -321,12 +385,17 @@ impl Store {
         after: u64,
         limit: u64,
     ) -> Result<StoredEvents, sqlx::Error> {
+        // SQLite integers are signed: a position past i64::MAX would wrap to a negative one
+        // and select every event.
+        let Ok(after) = i64::try_from(after) else {
+            return Ok(Vec::new());
+        };
         let rows = sqlx::query(
             "SELECT seq, event FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         )
         .bind(run_id)
-        .bind(after as i64)
-        .bind(limit as i64)
+        .bind(after)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
         rows.iter()

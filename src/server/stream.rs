@@ -79,9 +79,8 @@ where
 
 /// The canonical AG-UI encoding: `id: <n>` and `data: <event JSON>`.
 pub fn agui_frame(frame: &Frame) -> Option<String> {
-    Some(sse::encode_event(
-        &frame.json(),
-        Some(&frame.seq.to_string()),
-        None,
-    ))
+    // Number 0 is an event the server made up without storing it (a run whose events could
+    // not be stored ends so): it carries no id, so a client's Last-Event-ID stays on a stored one.
+    let id = (frame.seq > 0).then(|| frame.seq.to_string());
+    Some(sse::encode_event(&frame.json(), id.as_deref(), None))
 }

@@ -80,6 +80,8 @@ pub struct RunSettings {
     pub approval_timeout: Duration,
     /// Delay between streamed text chunks of the demo agent (a model's pace).
     pub token_delay: Duration,
+    /// Most events the run may produce (`RUN_ERROR` `EVENT_LIMIT` past it).
+    pub max_run_events: u64,
 }
 
 impl Default for RunSettings {
@@ -87,6 +89,7 @@ impl Default for RunSettings {
         RunSettings {
             approval_timeout: Duration::from_secs(300),
             token_delay: Duration::from_millis(12),
+            max_run_events: 1_000_000,
         }
     }
 }
@@ -177,6 +180,16 @@ impl RunContext {
                 "agents do not emit run lifecycle events; the runtime does",
             ));
         }
+        // Room is kept for the events that close what is open and the terminal event.
+        if self.sink.seq + 1 >= self.settings.max_run_events {
+            return Err(AgentError::failed(
+                "EVENT_LIMIT",
+                format!(
+                    "the run reached this server's limit of {} events",
+                    self.settings.max_run_events
+                ),
+            ));
+        }
         self.send_checked(event).await
     }
 
@@ -186,8 +199,7 @@ impl RunContext {
             tracing::error!(run = %self.input.run_id, "agent broke the protocol: {e}");
             return Err(AgentError::failed("AGENT_PROTOCOL_ERROR", e));
         }
-        self.sink.send(event).await;
-        Ok(())
+        self.sink.send(event).await
     }
 
     /// Sleep, waking early with `Cancelled` if the run is stopped.

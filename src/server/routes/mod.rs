@@ -61,11 +61,28 @@ pub async fn read_json(
     if declared.is_some_and(|n| n > limit) {
         return Err(ApiError::PayloadTooLarge(limit));
     }
-    let bytes = axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|_| ApiError::PayloadTooLarge(limit))?;
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        if is_timeout(&e) {
+            ApiError::BodyTimeout
+        } else {
+            ApiError::PayloadTooLarge(limit)
+        }
+    })?;
     serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::BadRequest(format!("the body is not valid JSON: {e}")))
+}
+
+/// Whether reading a body failed because it did not arrive in time (tower-http's body
+/// timeout), rather than because it was too long.
+fn is_timeout(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// Parse a JSON value into a request type: 422 naming what is wrong.

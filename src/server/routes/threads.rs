@@ -74,6 +74,7 @@ async fn events(
     headers: HeaderMap,
     Query(q): Query<EventsQuery>,
 ) -> Result<Response, ApiError> {
+    let bad = |m: String| ApiError::InvalidLastEventId(m);
     let after = match headers.get("last-event-id") {
         Some(v) => v
             .to_str()
@@ -86,11 +87,7 @@ async fn events(
                     s.parse().ok()
                 }
             })
-            .ok_or_else(|| {
-                ApiError::BadRequest(
-                    "Last-Event-ID must be the number of an event of this run".into(),
-                )
-            })?,
+            .ok_or_else(|| bad("Last-Event-ID must be the number of an event of this run".into()))?,
         None => q.after.unwrap_or(0),
     };
     let peer = q.protocol_version.as_deref().and_then(parse_version);
@@ -99,17 +96,23 @@ async fn events(
         .reader(&run_id, after, peer)
         .await
         .ok_or_else(|| ApiError::NotFound(format!("no run '{run_id}'")))?;
-    if !state.runs.is_active(&run_id) {
-        if let Some(store) = state.runs.store() {
-            store.flush().await;
-            if let Ok(Some(run)) = store.run(&run_id).await {
-                if after > run.event_count {
-                    return Err(ApiError::BadRequest(format!(
-                        "Last-Event-ID {after} is past the end of run '{run_id}' ({} events)",
-                        run.event_count
-                    )));
-                }
+    // A position past the run's last event would otherwise wait for events that never come
+    // (or, wrapped, replay from the start).
+    let last = match state.runs.live_position(&run_id) {
+        Some(n) => Some(n),
+        None => match state.runs.store() {
+            Some(store) => {
+                store.flush().await;
+                store.run(&run_id).await.ok().flatten().map(|r| r.event_count)
             }
+            None => None,
+        },
+    };
+    if let Some(last) = last {
+        if after > last {
+            return Err(bad(format!(
+                "Last-Event-ID {after} is past the last event of run '{run_id}' ({last})"
+            )));
         }
     }
     Ok(sse_response(

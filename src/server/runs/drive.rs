@@ -12,12 +12,14 @@ pub struct RunSink {
     pub(super) thread_id: String,
     pub(super) run_id: String,
     /// The number of the last event sent.
-    pub(super) seq: u64,
+    pub(crate) seq: u64,
     pub(super) chunks: ChunkExpander,
 }
 
 impl RunSink {
-    pub(crate) async fn send(&mut self, mut event: Event) {
+    /// Fails with `STORAGE_FAILED` once the database could not store an event of the run: the
+    /// run must stop (its later events are not stored, so no gap is ever left in the log).
+    pub(crate) async fn send(&mut self, mut event: Event) -> Result<(), AgentError> {
         if event.timestamp.is_none() {
             event.timestamp = Some(now_ms());
         }
@@ -36,6 +38,12 @@ impl RunSink {
             json: json.clone(),
         }));
         if let Some(store) = &self.runs.store {
+            if self.log.has_failed() {
+                return Err(AgentError::failed(
+                    "STORAGE_FAILED",
+                    "the server could not store this run's events",
+                ));
+            }
             // Waits when the disk is behind: the run goes at the pace its events are kept.
             // The log is told when the event is committed; only then do readers see it.
             let done: Arc<dyn crate::server::store::Committed> = self.log.clone();
@@ -44,6 +52,7 @@ impl RunSink {
             // A run with no reader would otherwise never yield.
             tokio::task::consume_budget().await;
         }
+        Ok(())
     }
 }
 

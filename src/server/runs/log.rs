@@ -64,6 +64,9 @@ struct LogInner {
     /// Events wait for their commit before readers see them.
     gated: bool,
     ended: bool,
+    /// The database could not store some of this run's events: nothing after `readable` will
+    /// ever be readable; readers end with a `RUN_ERROR` `STORAGE_FAILED` of their own.
+    failed: bool,
 }
 
 impl RunLog {
@@ -77,6 +80,7 @@ impl RunLog {
                 readable: 0,
                 gated: persisted,
                 ended: false,
+                failed: false,
             }),
             notify: Notify::new(),
         }
@@ -98,6 +102,12 @@ impl RunLog {
         self.notify.notify_waiters();
     }
 
+    /// The number of the last event pushed (0: none yet).
+    pub(super) fn last_seq(&self) -> u64 {
+        let inner = self.inner.lock().unwrap();
+        inner.first + inner.events.len() as u64 - 1
+    }
+
     pub(super) fn end(&self) {
         self.inner.lock().unwrap().ended = true;
         self.notify.notify_waiters();
@@ -107,13 +117,40 @@ impl RunLog {
 impl Committed for RunLog {
     fn committed(&self, seq: u64) {
         let mut inner = self.inner.lock().unwrap();
-        if seq <= inner.readable {
+        if seq <= inner.readable || inner.failed {
             return;
         }
         inner.readable = seq;
         drop(inner);
         self.notify.notify_waiters();
     }
+
+    fn failed(&self) {
+        self.inner.lock().unwrap().failed = true;
+        self.notify.notify_waiters();
+    }
+}
+
+impl RunLog {
+    /// Whether some of the run's events could not be stored.
+    pub(super) fn has_failed(&self) -> bool {
+        self.inner.lock().unwrap().failed
+    }
+}
+
+/// The terminal event a reader gives when the run's events could not be stored.
+fn storage_failed() -> Arc<Logged> {
+    let event = Event::from(crate::protocol::event::EventKind::RunError {
+        message: "the server could not store this run's events; the run was stopped".into(),
+        code: Some("STORAGE_FAILED".into()),
+        usage: None,
+    });
+    let json = event.to_json().into();
+    Arc::new(Logged {
+        seq: 0,
+        event,
+        json,
+    })
 }
 
 /// A client's view of one run's events, from a given position: the live log while the run is
@@ -128,6 +165,8 @@ pub struct RunReader {
     pub(super) pending: VecDeque<Arc<Logged>>,
     pub(super) peer: Option<Version>,
     pub(super) flushed: bool,
+    /// The `STORAGE_FAILED` end was given.
+    pub(super) told_failure: bool,
 }
 
 impl RunReader {
@@ -182,10 +221,13 @@ impl RunReader {
     fn fill_from_log(&mut self) -> bool {
         let Some(log) = &self.log else { return false };
         let inner = log.inner.lock().unwrap();
-        if self.after + 1 < inner.first {
+        // Saturating: a position from a client may be any number (the route refuses those past
+        // the run, but nothing here may overflow).
+        let next = self.after.saturating_add(1);
+        if next < inner.first {
             return false;
         }
-        let start = (self.after + 1 - inner.first) as usize;
+        let start = usize::try_from(next - inner.first).unwrap_or(usize::MAX);
         for e in inner.events.iter().skip(start).take(READ_BATCH) {
             if e.seq > inner.readable {
                 break;
@@ -220,6 +262,13 @@ impl RunReader {
             {
                 let inner = log.inner.lock().unwrap();
                 let last = inner.first + inner.events.len() as u64 - 1;
+                if inner.failed && self.after >= inner.readable {
+                    if self.told_failure {
+                        return None;
+                    }
+                    self.told_failure = true;
+                    return Some(storage_failed());
+                }
                 if inner.ended && self.after >= last {
                     return None;
                 }

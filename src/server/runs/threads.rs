@@ -124,12 +124,11 @@ fn conversation_of(history: History) -> Conversation {
     conv
 }
 
-/// Give `input` its thread's history when it carries none of it (see [`Runs::start`]).
+/// Give `input` its thread's history when it carries none of it (see [`Runs::start`]). Linear
+/// in the number of messages.
 pub(super) fn merge_history(input: &mut RunAgentInput, history: &[Message], state: &Value) {
-    let known = |m: &Message| {
-        let id = m.id();
-        history.iter().any(|h| h.id() == id)
-    };
+    let history_ids: std::collections::HashSet<&str> = history.iter().map(|m| m.id()).collect();
+    let known = |m: &Message| history_ids.contains(m.id());
     if !history.is_empty() && !input.messages.iter().any(known) {
         let mut all = history.to_vec();
         all.append(&mut input.messages);

@@ -24,12 +24,22 @@ pub(super) async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {
             }
         }
         let mut acks = Vec::new();
-        if let Err(e) = apply(&pool, &mut batch, &mut acks).await {
-            tracing::error!("database write failed: {e}");
-        }
+        let result = apply(&pool, &mut batch, &mut acks).await;
+        // Ops after a failure were dropped unapplied (a dropped flush ack releases its waiter).
         batch.clear();
-        for (done, seq) in marks {
-            done.committed(seq);
+        match result {
+            Ok(()) => {
+                for (done, seq) in marks {
+                    done.committed(seq);
+                }
+            }
+            Err(e) => {
+                // The whole transaction is gone: no event of it may be reported stored.
+                tracing::error!("database write failed, {} run(s) affected: {e}", marks.len());
+                for (done, _) in marks {
+                    done.failed();
+                }
+            }
         }
         for ack in acks {
             let _ = ack.send(());
