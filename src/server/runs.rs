@@ -37,7 +37,7 @@ use drive::drive;
 pub use drive::RunSink;
 use log::RunLog;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
-pub use observers::Observed;
+pub use observers::{Observed, ObserverSlot, RESYNC_THREADS};
 use threads::merge_history;
 
 /// How many events the observer hub buffers; an observer further behind is resynchronised.
@@ -78,7 +78,9 @@ pub struct Runs {
     limits: Limits,
     /// Thread id → approximate bytes of its conversation (measured when its last run ended),
     /// for keeping idle threads in memory by size.
-    thread_bytes: Mutex<HashMap<String, usize>>,
+    pub(super) thread_bytes: Mutex<HashMap<String, usize>>,
+    /// Open observer streams per user.
+    observers: Mutex<HashMap<String, usize>>,
 }
 
 /// A started run: a reader of its events for the client that started it, and its cancel handle.
@@ -126,6 +128,7 @@ impl Runs {
             store,
             limits,
             thread_bytes: Mutex::default(),
+            observers: Mutex::default(),
         })
     }
 

@@ -49,6 +49,7 @@ enum Op {
         title: String,
         input: String,
         messages: String,
+        message_count: i64,
         state: String,
     },
     Event {
@@ -64,6 +65,7 @@ enum Op {
         at: i64,
         error: Option<String>,
         messages: String,
+        message_count: i64,
         state: String,
         render_hints: String,
     },
@@ -218,6 +220,7 @@ impl Store {
             title: title_of(messages),
             input: serde_json::to_string(input).unwrap_or_default(),
             messages: serde_json::to_string(messages).unwrap_or_default(),
+            message_count: messages.len() as i64,
             state: input.state.to_string(),
         })
     }
@@ -248,51 +251,89 @@ impl Store {
         .await;
     }
 
-    /// A run ended; `conv` is its thread's conversation now.
+    /// A run ended; `conv` is its thread's conversation now. Returns the size of what was
+    /// written (the thread's approximate size in memory, for keeping idle threads by bytes).
+    /// Serialising a long thread is CPU work: it runs off the async workers.
     pub async fn run_ended(
         &self,
         run_id: &str,
         status: RunState,
         error: Option<String>,
-        conv: &Conversation,
+        conv: Conversation,
         thread_id: &str,
         at: i64,
-    ) {
+    ) -> usize {
+        let encoded = tokio::task::spawn_blocking(move || {
+            (
+                serde_json::to_string(&conv.messages).unwrap_or_default(),
+                conv.messages.len() as i64,
+                conv.state.to_string(),
+                serde_json::to_string(&conv.render_hints).unwrap_or_else(|_| "[]".into()),
+            )
+        })
+        .await;
+        let Ok((messages, message_count, state, render_hints)) = encoded else {
+            tracing::error!(run = %run_id, "could not encode the thread at the run's end");
+            return 0;
+        };
+        let bytes = messages.len() + state.len() + render_hints.len();
         self.send(Op::RunEnded {
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),
             status,
             at,
             error,
-            messages: serde_json::to_string(&conv.messages).unwrap_or_default(),
-            state: conv.state.to_string(),
-            render_hints: serde_json::to_string(&conv.render_hints).unwrap_or_else(|_| "[]".into()),
+            messages,
+            message_count,
+            state,
+            render_hints,
         })
         .await;
+        bytes
     }
 
-    /// Every thread, most recently updated first.
-    pub async fn threads(&self) -> Result<Vec<ThreadSummary>, sqlx::Error> {
+    /// The `limit` most recently updated threads, newest first: one summary row each (the
+    /// messages themselves are not read).
+    pub async fn threads(&self, limit: usize) -> Result<Vec<ThreadSummary>, sqlx::Error> {
         let rows = sqlx::query(
-            "SELECT id, title, agent_id, created_at, updated_at, messages FROM threads \
-             ORDER BY updated_at DESC, id",
+            "SELECT t.id, t.title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
+             r.id AS run_id, r.thread_id AS run_thread, r.agent_id AS run_agent, r.status, \
+             r.started_at, r.ended_at, r.error, \
+             (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = r.id) AS n \
+             FROM threads t LEFT JOIN runs r ON r.id = \
+             (SELECT id FROM runs WHERE thread_id = t.id ORDER BY started_at DESC, rowid DESC LIMIT 1) \
+             ORDER BY t.updated_at DESC, t.id LIMIT ?",
         )
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            let id: String = row.try_get("id")?;
-            let messages: String = row.try_get("messages")?;
-            let count = serde_json::from_str::<Vec<Value>>(&messages).map_or(0, |m| m.len());
-            let last_run = self.last_run(&id).await?;
+            let last_run = match row.try_get::<Option<String>, _>("run_id")? {
+                Some(run_id) => {
+                    let status: String = row.try_get("status")?;
+                    Some(RunSummary {
+                        events_url: run_events_url(&run_id),
+                        thread_id: row.try_get("run_thread")?,
+                        agent_id: row.try_get("run_agent")?,
+                        status: RunState::parse(&status).unwrap_or(RunState::Interrupted),
+                        started_at: row.try_get("started_at")?,
+                        ended_at: row.try_get("ended_at")?,
+                        event_count: row.try_get::<i64, _>("n")? as u64,
+                        error: row.try_get("error")?,
+                        run_id,
+                    })
+                }
+                None => None,
+            };
             out.push(ThreadSummary {
+                id: row.try_get("id")?,
                 title: row.try_get("title")?,
                 agent_id: row.try_get("agent_id")?,
                 created_at: row.try_get("created_at")?,
                 updated_at: row.try_get("updated_at")?,
-                message_count: count as u64,
+                message_count: row.try_get::<i64, _>("message_count")?.max(0) as u64,
                 last_run,
-                id,
             });
         }
         Ok(out)

@@ -7,13 +7,16 @@ use crate::wire::{ThreadList, ThreadView};
 use super::error::ApiError;
 use super::AppState;
 
-/// Every thread, most recently updated first.
+/// How many threads a list shows at most (the most recently updated).
+pub const THREAD_LIST_LIMIT: usize = 500;
+
+/// The [`THREAD_LIST_LIMIT`] most recently updated threads, newest first.
 pub async fn thread_list(state: &AppState) -> Result<ThreadList, ApiError> {
     let Some(store) = state.runs.store() else {
         return Ok(ThreadList { threads: vec![] });
     };
     store.flush().await;
-    let threads = store.threads().await.map_err(db_error)?;
+    let threads = store.threads(THREAD_LIST_LIMIT).await.map_err(db_error)?;
     Ok(ThreadList { threads })
 }
 

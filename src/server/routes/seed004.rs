@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use bytes::Bytes;
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
@@ -76,6 +76,8 @@ async fn stream(
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let thread = ThreadQuery::from(query)?;
+    // Held by the body: the slot is released when the client goes.
+    let slot = state.runs.observer_slot("")?;
     let last = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -95,6 +97,10 @@ async fn stream(
         move |t| runs.observer_snapshot(t),
         start,
     );
+    let body = body.map(move |chunk| {
+        let _held = &slot;
+        chunk
+    });
     let mut resp = Response::new(Body::from_stream(body));
     let h = resp.headers_mut();
     h.insert(

@@ -126,9 +126,10 @@ pub(super) async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
     if let Some(store) = ctx.runs.store.clone() {
         let thread_id = ctx.input.thread_id.clone();
         if let Some((_, conv)) = ctx.runs.thread(Some(&thread_id)) {
-            store
-                .run_ended(&run_id, status, error, &conv, &thread_id, now_ms())
+            let bytes = store
+                .run_ended(&run_id, status, error, conv, &thread_id, now_ms())
                 .await;
+            ctx.runs.thread_bytes.lock().unwrap().insert(thread_id, bytes);
         }
     }
     ctx.runs.end(&run_id);

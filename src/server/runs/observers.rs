@@ -12,6 +12,27 @@ pub struct Observed {
     pub json: Arc<str>,
 }
 
+/// How many threads an observer's resynchronisation snapshots when it follows every thread.
+pub const RESYNC_THREADS: usize = 8;
+
+/// One open observer stream, counted against its user's limit while it lives.
+pub struct ObserverSlot {
+    runs: Arc<Runs>,
+    user: String,
+}
+
+impl Drop for ObserverSlot {
+    fn drop(&mut self) {
+        let mut counts = self.runs.observers.lock().unwrap();
+        if let Some(n) = counts.get_mut(&self.user) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                counts.remove(&self.user);
+            }
+        }
+    }
+}
+
 impl Runs {
     /// Subscribe to every event of every run.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Observed>> {
@@ -52,15 +73,43 @@ impl Runs {
                 .map(|c| vec![(t.to_string(), c.clone())])
                 .unwrap_or_default(),
             None => {
-                let mut v: Vec<_> = threads
-                    .iter()
-                    .map(|(k, c)| (k.clone(), c.clone()))
+                // The most recently run threads only (a run in progress is among them unless
+                // more than that many started since): a resync costs a bounded copy, however
+                // many threads the server holds.
+                let recency = self.recency.lock().unwrap();
+                let mut recent: Vec<(u64, &String)> = threads
+                    .keys()
+                    .map(|t| (recency.get(t).copied().unwrap_or(0), t))
+                    .collect();
+                recent.sort_unstable_by(|a, b| b.cmp(a));
+                let mut v: Vec<_> = recent
+                    .into_iter()
+                    .take(RESYNC_THREADS)
+                    .filter_map(|(_, t)| threads.get(t).map(|c| (t.clone(), c.clone())))
                     .collect();
                 v.sort_by(|a, b| a.0.cmp(&b.0));
                 v
             }
         };
         (seq, convs)
+    }
+
+    /// A slot for one more observer stream of `user`, released when dropped; 429 past the
+    /// configured number per user.
+    pub fn observer_slot(self: &Arc<Self>, user: &str) -> Result<ObserverSlot, ApiError> {
+        let mut counts = self.observers.lock().unwrap();
+        let n = counts.entry(user.to_string()).or_insert(0);
+        if *n >= self.limits.max_observers_per_user {
+            return Err(ApiError::TooManyObservers(format!(
+                "{} observer streams are open for this user, the limit; close one first",
+                self.limits.max_observers_per_user
+            )));
+        }
+        *n += 1;
+        Ok(ObserverSlot {
+            runs: self.clone(),
+            user: user.to_string(),
+        })
     }
 
     /// How many observers are subscribed to the hub.

@@ -82,9 +82,9 @@ impl Runs {
     }
 
     /// Drop the conversations of the least recently run threads that have no run in progress,
-    /// beyond the [`IDLE_THREADS_KEPT`] newest (only with a database, which keeps them).
-    /// Called with the registry of active runs locked, so that no one sees a run ended before
-    /// its thread had the chance to leave.
+    /// beyond the `keep_idle` newest and beyond the configured bytes of idle threads (only with
+    /// a database, which keeps them). Called with the registry of active runs locked, so that
+    /// no one sees a run ended before its thread had the chance to leave.
     pub(super) fn evict_idle_threads(&self, active: &HashMap<String, ActiveRun>) {
         if self.store.is_none() {
             return;
@@ -93,20 +93,30 @@ impl Runs {
             active.values().map(|r| &r.thread_id).collect();
         let latest = self.latest_thread.lock().unwrap().clone();
         let mut threads = self.threads.lock().unwrap();
-        let excess = threads.len().saturating_sub(busy.len() + self.keep_idle);
-        if excess == 0 {
-            return;
-        }
         let mut recency = self.recency.lock().unwrap();
+        let mut sizes = self.thread_bytes.lock().unwrap();
         let mut idle: Vec<(u64, String)> = threads
             .keys()
             .filter(|t| !busy.contains(*t) && latest.as_ref() != Some(*t))
             .map(|t| (recency.get(t).copied().unwrap_or(0), t.clone()))
             .collect();
+        let mut idle_bytes: usize = idle
+            .iter()
+            .map(|(_, t)| sizes.get(t).copied().unwrap_or(0))
+            .sum();
+        let mut excess = threads.len().saturating_sub(busy.len() + self.keep_idle);
+        if excess == 0 && idle_bytes <= self.limits.idle_threads_bytes {
+            return;
+        }
         idle.sort_unstable();
-        for (_, t) in idle.into_iter().take(excess) {
+        for (_, t) in idle {
+            if excess == 0 && idle_bytes <= self.limits.idle_threads_bytes {
+                break;
+            }
             threads.remove(&t);
             recency.remove(&t);
+            idle_bytes = idle_bytes.saturating_sub(sizes.remove(&t).unwrap_or(0));
+            excess = excess.saturating_sub(1);
         }
     }
 }

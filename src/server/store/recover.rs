@@ -47,7 +47,7 @@ impl Store {
                 &run_id,
                 RunState::Interrupted,
                 Some("the server stopped while this run was in progress".into()),
-                &conv,
+                conv,
                 &thread_id,
                 now,
             )

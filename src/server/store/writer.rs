@@ -77,14 +77,15 @@ async fn apply(
                 title,
                 input,
                 messages,
+                message_count,
                 state,
             } => {
                 sqlx::query(
-                    "INSERT INTO threads (id, title, agent_id, created_at, updated_at, messages, state) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?) \
+                    "INSERT INTO threads (id, title, agent_id, created_at, updated_at, messages, state, message_count) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
                      ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
                      updated_at = excluded.updated_at, messages = excluded.messages, \
-                     state = excluded.state, \
+                     state = excluded.state, message_count = excluded.message_count, \
                      title = CASE WHEN threads.title = '' THEN excluded.title ELSE threads.title END",
                 )
                 .bind(&thread_id)
@@ -94,6 +95,7 @@ async fn apply(
                 .bind(at)
                 .bind(&messages)
                 .bind(&state)
+                .bind(message_count)
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query(
@@ -123,6 +125,7 @@ async fn apply(
                 at,
                 error,
                 messages,
+                message_count,
                 state,
                 render_hints,
             } => {
@@ -134,13 +137,14 @@ async fn apply(
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query(
-                    "UPDATE threads SET messages = ?, state = ?, render_hints = ?, updated_at = ? \
-                     WHERE id = ?",
+                    "UPDATE threads SET messages = ?, state = ?, render_hints = ?, updated_at = ?, \
+                     message_count = ? WHERE id = ?",
                 )
                 .bind(&messages)
                 .bind(&state)
                 .bind(&render_hints)
                 .bind(at)
+                .bind(message_count)
                 .bind(&thread_id)
                 .execute(&mut *tx)
                 .await?;
