@@ -232,6 +232,9 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         "agui-studio {} listening on http://{local}",
         env!("CARGO_PKG_VERSION")
     );
+    if let (Some(keep), Some(store)) = (state.config.retention, state.runs.store()) {
+        tokio::spawn(store::retention_task(store.clone(), keep));
+    }
     let limits = listen::ListenLimits {
         header_timeout: state.config.header_timeout,
         max_connections: state.config.max_connections,

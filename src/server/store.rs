@@ -78,7 +78,7 @@ pub struct RunStartedOp(Op);
 /// The database and its writer.
 #[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    pub(crate) pool: SqlitePool,
     tx: mpsc::Sender<Op>,
     /// The exclusive lock on `<db>.lock` this process holds while the database is open.
     _lock: Option<Arc<std::fs::File>>,
@@ -445,6 +445,65 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Retention: delete the events of runs that ended before `cutoff` (Unix ms), and threads
+    /// not updated since `cutoff` with their runs (none of them in progress). A thread updated
+    /// since keeps its messages and state; its old runs keep their summary row. Returns how many
+    /// (events, threads) were deleted.
+    pub async fn cleanup(&self, cutoff: i64) -> Result<(u64, u64), sqlx::Error> {
+        self.flush().await;
+        let mut tx = self.pool.begin().await?;
+        let events = sqlx::query(
+            "DELETE FROM events WHERE run_id IN \
+             (SELECT id FROM runs WHERE status != 'running' AND ended_at IS NOT NULL AND ended_at < ?)",
+        )
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        let old_threads = "SELECT id FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
+             (SELECT 1 FROM runs WHERE runs.thread_id = threads.id AND runs.status = 'running')";
+        sqlx::query(&format!(
+            "DELETE FROM events WHERE run_id IN (SELECT id FROM runs WHERE thread_id IN ({old_threads}))"
+        ))
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(&format!(
+            "DELETE FROM runs WHERE thread_id IN ({old_threads})"
+        ))
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?;
+        let threads = sqlx::query(
+            "DELETE FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
+             (SELECT 1 FROM runs WHERE runs.thread_id = threads.id)",
+        )
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok((events, threads))
+    }
+}
+
+/// Delete what `--retention` says is too old, now and then every hour.
+pub async fn retention_task(store: Store, keep: Duration) {
+    let mut tick = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        tick.tick().await;
+        let cutoff = crate::server::runs::now_ms() - keep.as_millis() as i64;
+        match store.cleanup(cutoff).await {
+            Ok((0, 0)) => {}
+            Ok((events, threads)) => tracing::info!(
+                "retention: deleted {events} event(s) of old runs and {threads} old thread(s)"
+            ),
+            Err(e) => tracing::error!("retention cleanup failed: {e}"),
+        }
+    }
+}
+
 /// Reset `conv` to the start of a run of `input`: its messages, and its state as the baseline of
 /// the run's deltas.
 pub fn start_conversation(conv: &mut Conversation, input: &RunAgentInput, now: i64) {
@@ -497,5 +556,22 @@ pub fn title_of(messages: &[Message]) -> String {
     match one_line.char_indices().nth(80) {
         Some((i, _)) => format!("{}…", &one_line[..i]),
         None => one_line,
+    }
+}
+
+#[cfg(test)]
+impl Store {
+    /// Make the database refuse to grow, as a full disk does: later writes fail with SQLite's
+    /// "database or disk is full". Only for `:memory:` stores, whose one connection is the
+    /// writer's too (the setting is per connection).
+    pub(crate) async fn fill_disk(&self) {
+        let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+            .fetch_one(&self.pool)
+            .await
+            .unwrap();
+        sqlx::query(&format!("PRAGMA max_page_count = {pages}"))
+            .execute(&self.pool)
+            .await
+            .unwrap();
     }
 }

@@ -32,7 +32,22 @@ pub async fn start_server(args: &[&str]) -> (SocketAddr, AppState) {
     let cli = Cli::parse_from(argv);
     let state = AppState::new(&cli.serve).await.unwrap();
     let router = app(state.clone());
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    // The binary's own accept loop (header and idle timeouts, connection cap).
+    let limits = agui_studio::server::listen::ListenLimits {
+        header_timeout: state.config.header_timeout,
+        max_connections: state.config.max_connections,
+    };
+    tokio::spawn(async move {
+        agui_studio::server::listen::serve(
+            listener,
+            router,
+            limits,
+            std::future::pending::<()>(),
+            Duration::from_secs(1),
+        )
+        .await
+        .unwrap()
+    });
     (addr, state)
 }
 

@@ -172,3 +172,140 @@ async fn recovery_keeps_the_messages_a_run_was_not_sent() {
     );
     assert_eq!(ids(&recovered)[3], "a1");
 }
+
+#[tokio::test]
+async fn a_run_whose_events_cannot_be_stored_ends_with_storage_failed_and_claims_nothing_unstored()
+{
+    use crate::protocol::event::EventKind;
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store.clone());
+    let mut s = settings();
+    s.token_delay = std::time::Duration::from_millis(1);
+    let agent = Arc::new(crate::server::agents::demo::DemoAgent);
+    let mut started = runs
+        .start(agent, run_on("t1", "r1", "long 1000000"), s)
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..50 {
+        seen.push(started.events.next().await.unwrap().seq);
+    }
+    store.fill_disk().await;
+    let mut last = None;
+    while let Some(f) = tokio::time::timeout(std::time::Duration::from_secs(30), started.events.next())
+        .await
+        .expect("the reader ends")
+    {
+        if f.seq > 0 {
+            seen.push(f.seq);
+        }
+        last = Some((f.seq, f.event().kind.clone()));
+    }
+    // The reader's end is made up (no id) and says why.
+    let (seq, kind) = last.unwrap();
+    assert_eq!(seq, 0);
+    match kind {
+        EventKind::RunError { code, .. } => assert_eq!(code.as_deref(), Some("STORAGE_FAILED")),
+        other => panic!("ended with {other:?}"),
+    }
+    // Every event a client was given is stored, in order, without a gap.
+    let stored: Vec<u64> = store
+        .events_after("r1", 0, 10_000_000)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let given: Vec<u64> = (1..=*seen.last().unwrap()).collect();
+    assert_eq!(seen, given, "events given in order");
+    assert!(stored.len() >= given.len(), "{} stored, {} given", stored.len(), given.len());
+    assert_eq!(stored[..given.len()], given[..]);
+    assert!(stored.len() < 1_000_000, "the run stopped");
+    settle(&runs).await;
+}
+
+#[tokio::test]
+async fn idle_threads_are_kept_by_bytes() {
+    use crate::server::limits::Limits;
+    let store = Store::open(":memory:").await.unwrap();
+    let tiny = Limits {
+        idle_threads_bytes: 1,
+        ..Limits::default()
+    };
+    let runs = Runs::with_store_and_limits(store, tiny);
+    chat_on_five_threads(&runs).await;
+    // Only the most recent thread stays (it is where observers look first).
+    assert_eq!(runs.thread_ids(), ["t4"]);
+    for i in 0..5 {
+        assert!(runs.load_thread(&format!("t{i}")).await.is_some(), "t{i}");
+    }
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store);
+    chat_on_five_threads(&runs).await;
+    assert_eq!(runs.thread_ids().len(), 5);
+}
+
+#[test]
+fn merging_a_long_history_is_linear() {
+    let many = |prefix: &str| -> Vec<Message> {
+        (0..60_000)
+            .map(|i| {
+                let mut m = user("x");
+                if let Message::User(u) = &mut m {
+                    u.id = format!("{prefix}{i}");
+                }
+                m
+            })
+            .collect()
+    };
+    let history = many("h");
+    let mut input = run_on("t", "r", "x");
+    input.messages = many("n");
+    let started = std::time::Instant::now();
+    super::threads::merge_history(&mut input, &history, &serde_json::json!({}));
+    assert_eq!(input.messages.len(), 120_000);
+    // Quadratic, this is 3.6 billion id comparisons (over a minute); linear, milliseconds.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn retention_deletes_old_runs_events_and_untouched_threads() {
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store.clone());
+    chat_on_five_threads(&runs).await;
+    store.flush().await;
+    let cutoff = crate::server::runs::now_ms() + 1;
+    // Thread t4 was touched after the cutoff: it keeps its messages, its run loses its events.
+    let (_, p) = run_input(&runs, run_on("t4", "r9", "chat"), settings()).await;
+    settle(&runs).await;
+    store.flush().await;
+    assert!(!p.conversation.messages.is_empty());
+    sqlx::query("UPDATE threads SET updated_at = ? WHERE id = 't4'")
+        .bind(cutoff + 10)
+        .execute(&store.pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE runs SET ended_at = ? WHERE id = 'r9'")
+        .bind(cutoff + 10)
+        .execute(&store.pool)
+        .await
+        .unwrap();
+    let (events, threads) = store.cleanup(cutoff).await.unwrap();
+    assert!(events > 0);
+    assert_eq!(threads, 4);
+    let left: Vec<String> = store
+        .threads(100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(left, ["t4"]);
+    assert!(store.events_after("r4", 0, 100).await.unwrap().is_empty());
+    assert!(!store.events_after("r9", 0, 100).await.unwrap().is_empty());
+    assert_eq!(store.thread("t4").await.unwrap().unwrap().messages.len(), 4);
+}
