@@ -46,6 +46,9 @@ pub struct ServerConfig {
     pub keep_alive: Duration,
     pub approval_timeout: Duration,
     pub token_delay: Duration,
+    pub upstream: agents::upstream::UpstreamLimits,
+    /// Lower case, without blanks.
+    pub llm_image_schemes: Arc<[String]>,
 }
 
 impl ServerConfig {
@@ -57,6 +60,16 @@ impl ServerConfig {
             keep_alive: Duration::from_secs(args.keep_alive.max(1)),
             approval_timeout: Duration::from_secs(args.approval_timeout),
             token_delay: Duration::from_millis(args.demo_delay_ms),
+            upstream: agents::upstream::UpstreamLimits {
+                max_bytes: args.max_upstream_bytes,
+                max_events: args.max_upstream_events,
+            },
+            llm_image_schemes: args
+                .llm_image_schemes
+                .iter()
+                .map(|s| s.trim().trim_end_matches(':').to_ascii_lowercase())
+                .filter(|s| !s.is_empty())
+                .collect(),
         }
     }
 
@@ -64,6 +77,8 @@ impl ServerConfig {
         RunSettings {
             approval_timeout: self.approval_timeout,
             token_delay: self.token_delay,
+            upstream: self.upstream,
+            llm_image_schemes: self.llm_image_schemes.clone(),
         }
     }
 }

@@ -133,6 +133,10 @@ impl Runs {
         mut input: RunAgentInput,
         settings: RunSettings,
     ) -> Result<StartedRun, ApiError> {
+        // Before anything is stored: a refused request leaves no run behind.
+        agent
+            .check_input(&input, &settings)
+            .map_err(ApiError::Unprocessable)?;
         let history = self.history(&input.thread_id).await;
         if let Some(h) = &history {
             merge_history(&mut input, &h.messages, &h.state);

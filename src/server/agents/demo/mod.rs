@@ -190,6 +190,7 @@ pub(crate) mod testing {
         RunSettings {
             token_delay: Duration::ZERO,
             approval_timeout: Duration::from_secs(10),
+            ..RunSettings::default()
         }
     }
 
