@@ -636,3 +636,25 @@ async fn the_allowed_image_schemes_are_configurable() {
     .await;
     assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
 }
+
+#[tokio::test]
+async fn a_thread_history_with_a_refused_url_ends_the_model_run_with_invalid_input() {
+    // Another agent of the thread took the URL (only the model's requests are checked); a
+    // client that then sends only its new message still must not get it to the model.
+    let model = polite_model().await;
+    let spec = format!("gpt=http://{}/v1", model.addr);
+    let (addr, _) = start_server(&["--demo-delay-ms", "0", "--llm", &spec]).await;
+    let first = with_image("h1", "http://169.254.169.254/latest/meta-data/");
+    let events = run(addr, "demo", &first, Duration::from_secs(20)).await;
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+    let second = json!({"threadId": "t-h1", "runId": "h2",
+        "messages": [{"id": "u-h2", "role": "user", "content": "and now?"}]});
+    let events = run(addr, "gpt", &second, Duration::from_secs(20)).await;
+    let (code, message) = run_error(&events);
+    assert_eq!(code, "INVALID_INPUT", "{message}");
+    assert!(
+        message.contains("message 'u-h1', part 1 (image)") && message.contains("scheme 'http'"),
+        "{message}"
+    );
+    assert!(model.seen().is_empty(), "the model server was never asked");
+}
