@@ -658,3 +658,31 @@ async fn a_thread_history_with_a_refused_url_ends_the_model_run_with_invalid_inp
     );
     assert!(model.seen().is_empty(), "the model server was never asked");
 }
+
+#[tokio::test]
+async fn an_endless_line_ends_the_run_with_upstream_limit() {
+    // One `data:` line that never ends: the decoder's line limit (10 MiB) is the bound here,
+    // well below the default byte limit.
+    let endless_line = || Fake::endless("text/event-stream", "data: ".into(), "x".repeat(65536));
+    let model = endless_line().await;
+    let foreign = endless_line().await;
+    let llm = format!("gpt=http://{}/v1", model.addr);
+    let proxy = format!("f=http://{}/agent", foreign.addr);
+    let (addr, _) = start_server(&["--agents", "", "--llm", &llm, "--proxy", &proxy]).await;
+    for agent in ["gpt", "f"] {
+        let events = run(
+            addr,
+            agent,
+            &input(agent, json!("hi")),
+            Duration::from_secs(60),
+        )
+        .await;
+        let (code, message) = run_error(&events);
+        assert_eq!(code, "UPSTREAM_LIMIT", "{agent}: {message}");
+        assert!(message.contains("line"), "{agent}: {message}");
+    }
+    healthy(addr).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_cut_early(&model);
+    assert_cut_early(&foreign);
+}

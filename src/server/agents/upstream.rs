@@ -83,6 +83,14 @@ impl UpstreamMeter {
         Ok(())
     }
 
+    /// The error for one line, frame or value past the decoder's own size limit.
+    pub fn too_large(&self, what: impl std::fmt::Display) -> AgentError {
+        AgentError::failed(
+            UPSTREAM_LIMIT,
+            format!("{} sent too much at once: {what}", self.who),
+        )
+    }
+
     /// The bytes the upstream may still send.
     pub fn bytes_left(&self) -> u64 {
         self.limits.max_bytes.saturating_sub(self.bytes)

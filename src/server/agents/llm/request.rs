@@ -50,7 +50,10 @@ fn media_url(
         ContentPart::Video(m) => ("video", &m.source),
         ContentPart::Document(m) => ("document", &m.source),
     };
+    // Ids are the client's: long ones are cut so the error stays a message.
+    let message_id = super::shorten(message_id, 80);
     let refuse = |scheme: &str| {
+        let scheme = super::shorten(scheme, 32);
         format!(
             "message '{message_id}', part {index} ({kind}): URLs with the scheme '{scheme}' are not sent to the model (allowed: {}; see --llm-image-schemes)",
             if schemes.is_empty() { "none".to_string() } else { schemes.join(", ") }

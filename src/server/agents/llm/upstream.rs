@@ -153,12 +153,8 @@ async fn read_stream(
             Some(Err(e)) => return Err(body_error(&e)),
             None => (decoder.finish(), true),
         };
-        let frames = frames.map_err(|e| {
-            AgentError::failed(
-                code::BAD_RESPONSE,
-                format!("the model server's stream is not valid SSE: {e}"),
-            )
-        })?;
+        // The decoder fails only on a line or frame past its size limit.
+        let frames = frames.map_err(|e| meter.too_large(e))?;
         for frame in frames {
             if frame.data.trim().is_empty() {
                 continue;

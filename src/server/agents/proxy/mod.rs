@@ -19,7 +19,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, Url};
 use serde_json::json;
 
-use super::upstream::UpstreamMeter;
+use super::upstream::{UpstreamMeter, UPSTREAM_LIMIT};
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::event::EventKind;
@@ -296,6 +296,15 @@ impl ProxyAgent {
             .map(str::to_string)
             .or_else(|| relay.violation.clone());
         match error {
+            // The SSE decoder fails only on a line or frame past its size limit: a bound, not
+            // a protocol question (the pipeline reports it as text, under this prefix).
+            Some(e) if e.starts_with("SSE decoding failed") => Err(AgentError::failed(
+                UPSTREAM_LIMIT,
+                format!(
+                    "the foreign agent at {} sent too much at once: {e}",
+                    self.host()
+                ),
+            )),
             Some(e) => Err(AgentError::failed(
                 FOREIGN_PROTOCOL_ERROR,
                 format!(
