@@ -195,6 +195,33 @@ pub struct ServeArgs {
     /// Log filter, e.g. `info` or `agui_studio=debug,tower_http=info`.
     #[arg(long, env = "AGUI_LOG", default_value = "info", value_name = "FILTER")]
     pub log: String,
+
+    /// Most bytes one proxied agent's or model server's response may send into a run (an LLM
+    /// run's tool rounds together); past it the run ends with RUN_ERROR (code UPSTREAM_LIMIT).
+    #[arg(long, env = "AGUI_MAX_UPSTREAM_BYTES", default_value_t = 256 * 1024 * 1024, value_name = "BYTES")]
+    pub max_upstream_bytes: u64,
+
+    /// Most events (SSE chunks of a model server) one upstream response may send into a run;
+    /// past it the run ends with RUN_ERROR (code UPSTREAM_LIMIT).
+    #[arg(
+        long,
+        env = "AGUI_MAX_UPSTREAM_EVENTS",
+        default_value_t = 1_000_000,
+        value_name = "N"
+    )]
+    pub max_upstream_events: u64,
+
+    /// URL schemes of image (and other media) parts forwarded to an `--llm` model, comma-
+    /// separated. A request with a media URL of another scheme is refused (422): the model
+    /// server would fetch it from where it runs (`http://169.254.169.254/…`, `file:///…`).
+    #[arg(
+        long,
+        env = "AGUI_LLM_IMAGE_SCHEMES",
+        value_delimiter = ',',
+        default_value = "data,https",
+        value_name = "LIST"
+    )]
+    pub llm_image_schemes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Args)]

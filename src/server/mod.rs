@@ -58,6 +58,9 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Finished runs' events older than this are deleted (None: kept).
     pub retention: Option<Duration>,
+    pub upstream: agents::upstream::UpstreamLimits,
+    /// Lower case, without blanks.
+    pub llm_image_schemes: Arc<[String]>,
 }
 
 impl ServerConfig {
@@ -75,6 +78,16 @@ impl ServerConfig {
             max_connections: args.max_connections.max(1),
             retention: (args.retention_days > 0)
                 .then(|| Duration::from_secs(args.retention_days.saturating_mul(86_400))),
+            upstream: agents::upstream::UpstreamLimits {
+                max_bytes: args.max_upstream_bytes,
+                max_events: args.max_upstream_events,
+            },
+            llm_image_schemes: args
+                .llm_image_schemes
+                .iter()
+                .map(|s| s.trim().trim_end_matches(':').to_ascii_lowercase())
+                .filter(|s| !s.is_empty())
+                .collect(),
         }
     }
 
@@ -83,6 +96,8 @@ impl ServerConfig {
             approval_timeout: self.approval_timeout,
             token_delay: self.token_delay,
             max_run_events: self.limits.max_run_events,
+            upstream: self.upstream,
+            llm_image_schemes: self.llm_image_schemes.clone(),
         }
     }
 }

@@ -171,6 +171,10 @@ impl Runs {
                 }
             }
         }
+        // Before anything is stored: a refused request leaves no run behind.
+        agent
+            .check_input(&input, &settings)
+            .map_err(ApiError::Unprocessable)?;
         let history = self.history(&input.thread_id).await;
         // Merging a long history is CPU work: off the async workers, so other clients (and
         // `/healthz`) are served meanwhile.

@@ -461,17 +461,20 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        let old_threads = "SELECT id FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
-             (SELECT 1 FROM runs WHERE runs.thread_id = threads.id AND runs.status = 'running')";
-        sqlx::query(&format!(
-            "DELETE FROM events WHERE run_id IN (SELECT id FROM runs WHERE thread_id IN ({old_threads}))"
-        ))
+        // Threads untouched since the cutoff, none of whose runs is in progress.
+        sqlx::query(
+            "DELETE FROM events WHERE run_id IN (SELECT id FROM runs WHERE thread_id IN \
+             (SELECT id FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
+             (SELECT 1 FROM runs r WHERE r.thread_id = threads.id AND r.status = 'running')))",
+        )
         .bind(cutoff)
         .execute(&mut *tx)
         .await?;
-        sqlx::query(&format!(
-            "DELETE FROM runs WHERE thread_id IN ({old_threads})"
-        ))
+        sqlx::query(
+            "DELETE FROM runs WHERE thread_id IN \
+             (SELECT id FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
+             (SELECT 1 FROM runs r WHERE r.thread_id = threads.id AND r.status = 'running'))",
+        )
         .bind(cutoff)
         .execute(&mut *tx)
         .await?;
@@ -569,7 +572,7 @@ impl Store {
             .fetch_one(&self.pool)
             .await
             .unwrap();
-        sqlx::query(&format!("PRAGMA max_page_count = {pages}"))
+        sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA max_page_count = {pages}")))
             .execute(&self.pool)
             .await
             .unwrap();

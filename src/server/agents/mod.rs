@@ -5,6 +5,7 @@
 pub mod demo;
 pub mod llm;
 pub mod proxy;
+pub mod upstream;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -71,7 +72,16 @@ pub trait Agent: Send + Sync + 'static {
     /// Run once. `RUN_STARTED` has been sent; the agent emits the rest through `ctx` and
     /// returns how the run ended. The terminal event is the runtime's job.
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>>;
+    /// Refuse, before any stream starts (422), input this agent must not pass on: the message
+    /// says which part and why. Most agents take any valid input.
+    fn check_input(&self, _input: &RunAgentInput, _settings: &RunSettings) -> Result<(), String> {
+        Ok(())
+    }
 }
+
+/// `--llm-image-schemes` by default: inline data and TLS URLs, nothing that reaches a local
+/// file or a plain-HTTP (metadata, intranet) service through the model server.
+pub const DEFAULT_LLM_IMAGE_SCHEMES: &[&str] = &["data", "https"];
 
 /// Settings every run gets.
 #[derive(Debug, Clone)]
@@ -82,6 +92,10 @@ pub struct RunSettings {
     pub token_delay: Duration,
     /// Most events the run may produce (`RUN_ERROR` `EVENT_LIMIT` past it).
     pub max_run_events: u64,
+    /// What one proxied or model response may send (`--max-upstream-bytes`/`-events`).
+    pub upstream: upstream::UpstreamLimits,
+    /// URL schemes of media parts forwarded to a model (`--llm-image-schemes`), lower case.
+    pub llm_image_schemes: Arc<[String]>,
 }
 
 impl Default for RunSettings {
@@ -90,6 +104,11 @@ impl Default for RunSettings {
             approval_timeout: Duration::from_secs(300),
             token_delay: Duration::from_millis(12),
             max_run_events: 1_000_000,
+            upstream: upstream::UpstreamLimits::default(),
+            llm_image_schemes: DEFAULT_LLM_IMAGE_SCHEMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         }
     }
 }

@@ -15,9 +15,10 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
+use super::upstream::{UpstreamMeter, INVALID_INPUT};
+use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd, RunSettings};
 use crate::protocol::event::EventKind;
-use crate::protocol::types::{Content, Message, RunOutcome, TokenUsage};
+use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
 
 pub use spec::{BackendTools, LlmSpec};
 pub use upstream::code;
@@ -85,7 +86,16 @@ impl LlmAgent {
         let cancel = ctx.cancel.clone();
         let frontend: HashSet<String> = ctx.input.tools.iter().map(|t| t.name.clone()).collect();
         let offered = self.tools(ctx);
-        let mut messages = request::messages(&ctx.input);
+        // The whole thread is checked here, history included: the request check saw only
+        // what the client sent.
+        let mut messages = request::messages(&ctx.input, &ctx.settings.llm_image_schemes)
+            .map_err(|m| AgentError::failed(INVALID_INPUT, m))?;
+        // One budget for every round of the run: each round's answer is kept in `messages`
+        // for the next, so per-round budgets would let a run hold MAX_ROUNDS of them.
+        let mut meter = UpstreamMeter::new(
+            ctx.settings.upstream,
+            format!("the model server at {}", self.spec.host()),
+        );
         // Tool call ids the thread already has: a model's id must not merge with one of them.
         let mut taken: HashSet<String> = ctx
             .input
@@ -101,8 +111,10 @@ impl LlmAgent {
         let mut usage: Option<TokenUsage> = None;
         for _ in 0..MAX_ROUNDS {
             let body = self.body(&messages, &offered);
-            let turn =
-                upstream::turn(ctx, &cancel, &self.http, &self.spec, &body, &mut taken).await?;
+            let turn = upstream::turn(
+                ctx, &cancel, &self.http, &self.spec, &body, &mut taken, &mut meter,
+            )
+            .await?;
             add_usage(&mut usage, turn.usage.as_ref());
             if let Some(u) = usage.as_mut() {
                 u.model = turn.model.clone().or_else(|| self.spec.model.clone());
@@ -224,6 +236,10 @@ impl Agent for LlmAgent {
             }),
             extra: Default::default(),
         }
+    }
+
+    fn check_input(&self, input: &RunAgentInput, settings: &RunSettings) -> Result<(), String> {
+        request::check_media(input, &settings.llm_image_schemes)
     }
 
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {

@@ -4,9 +4,14 @@
 //! Chat APIs are stricter than AG-UI threads: an assistant message with `tool_calls` must be
 //! followed at once by one `tool` message per call, and a `tool` message must answer a call.
 //! The mapping repairs threads that break this (calls never answered, results out of place).
+//!
+//! Media URLs are fetched by the model server, from where it runs, so a client could use it to
+//! reach what only that server can (`http://169.254.169.254/…`, `file:///…`, an intranet
+//! host): only the schemes of `--llm-image-schemes` are forwarded, anything else is refused.
 
 use std::collections::{HashMap, HashSet};
 
+use reqwest::Url;
 use serde_json::{json, Map, Value};
 
 use crate::protocol::types::{
@@ -16,8 +21,72 @@ use crate::protocol::types::{
 /// What a tool call that never got an answer says to the model.
 const UNANSWERED: &str = "(no result: this tool call was not answered)";
 
-/// The chat `messages` for a run's input.
-pub fn messages(input: &RunAgentInput) -> Vec<Value> {
+/// Refuse input with a media URL whose scheme is not in `schemes`, naming the message, the
+/// part and the scheme (what the request handler answers 422 with).
+pub fn check_media(input: &RunAgentInput, schemes: &[String]) -> Result<(), String> {
+    for m in &input.messages {
+        let Message::User(u) = m else { continue };
+        let Content::Parts(parts) = &u.content else {
+            continue;
+        };
+        for (i, p) in parts.iter().enumerate() {
+            media_url(p, &u.id, i, schemes)?;
+        }
+    }
+    Ok(())
+}
+
+/// The URL a media part is forwarded under (None: the part carries no URL), or why it is not.
+fn media_url(
+    part: &ContentPart,
+    message_id: &str,
+    index: usize,
+    schemes: &[String],
+) -> Result<Option<String>, String> {
+    let (kind, source) = match part {
+        ContentPart::Text(_) => return Ok(None),
+        ContentPart::Image(m) => ("image", &m.source),
+        ContentPart::Audio(m) => ("audio", &m.source),
+        ContentPart::Video(m) => ("video", &m.source),
+        ContentPart::Document(m) => ("document", &m.source),
+    };
+    // Ids are the client's: long ones are cut so the error stays a message.
+    let message_id = super::shorten(message_id, 80);
+    let refuse = |scheme: &str| {
+        let scheme = super::shorten(scheme, 32);
+        format!(
+            "message '{message_id}', part {index} ({kind}): URLs with the scheme '{scheme}' are not sent to the model (allowed: {}; see --llm-image-schemes)",
+            if schemes.is_empty() { "none".to_string() } else { schemes.join(", ") }
+        )
+    };
+    match source {
+        // Inline images go out as `data:` URLs, so they follow the same list.
+        PartSource::Data { .. } if kind == "image" => {
+            if schemes.iter().any(|s| s == "data") {
+                Ok(None)
+            } else {
+                Err(refuse("data"))
+            }
+        }
+        PartSource::Data { .. } | PartSource::File { .. } => Ok(None),
+        PartSource::Url { value, .. } => {
+            let url = Url::parse(value).map_err(|e| {
+                format!("message '{message_id}', part {index} ({kind}): the URL is not valid ({e})")
+            })?;
+            if schemes.iter().any(|s| s == url.scheme()) {
+                // Forwarded as parsed: what we checked is what the model server reads, even
+                // where its parser would treat blanks or backslashes differently.
+                Ok(Some(url.into()))
+            } else {
+                Err(refuse(url.scheme()))
+            }
+        }
+    }
+}
+
+/// The chat `messages` for a run's input; a media URL whose scheme is not in `schemes` makes
+/// it an error (history stored before the request check, or input that skipped it).
+pub fn messages(input: &RunAgentInput, schemes: &[String]) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     // Results are placed right after the call they answer, wherever the thread has them.
     let mut results: HashMap<&str, Value> = HashMap::new();
@@ -56,7 +125,7 @@ pub fn messages(input: &RunAgentInput) -> Vec<Value> {
             }
             Message::User(u) => {
                 out.push(with_name(
-                    json!({"role": "user", "content": user_content(&u.content)}),
+                    json!({"role": "user", "content": user_content(&u.content, &u.id, schemes)?}),
                     &u.name,
                 ));
             }
@@ -110,7 +179,7 @@ pub fn messages(input: &RunAgentInput) -> Vec<Value> {
             .unwrap_or(out.len());
         out.insert(at, c);
     }
-    out
+    Ok(out)
 }
 
 fn with_name(mut msg: Value, name: &Option<String>) -> Value {
@@ -142,32 +211,34 @@ fn context_message(context: &[Context]) -> Option<Value> {
 
 /// A user message's content: a plain string when it is only text (every server takes that),
 /// else content parts, with images as `image_url` and other media described in words.
-fn user_content(content: &Content) -> Value {
+fn user_content(content: &Content, message_id: &str, schemes: &[String]) -> Result<Value, String> {
     let parts = match content {
-        Content::Text(t) => return json!(t),
+        Content::Text(t) => return Ok(json!(t)),
         Content::Parts(p) => p,
     };
     if parts.iter().all(|p| matches!(p, ContentPart::Text(_))) {
-        return json!(content.text());
+        return Ok(json!(content.text()));
     }
-    parts
-        .iter()
-        .map(|p| match p {
+    let mut out = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        let url = media_url(p, message_id, i, schemes)?;
+        out.push(match p {
             ContentPart::Text(t) => json!({"type": "text", "text": t.text}),
-            ContentPart::Image(m) => match &m.source {
-                PartSource::Data { value, mime_type } => {
+            ContentPart::Image(m) => match (&m.source, url) {
+                (PartSource::Data { value, mime_type }, _) => {
                     json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{value}")}})
                 }
-                PartSource::Url { value, .. } => {
-                    json!({"type": "image_url", "image_url": {"url": value}})
+                (PartSource::Url { .. }, Some(url)) => {
+                    json!({"type": "image_url", "image_url": {"url": url}})
                 }
-                PartSource::File { .. } => describe("image", &m.source),
+                _ => describe("image", &m.source),
             },
             ContentPart::Audio(m) => describe("audio", &m.source),
             ContentPart::Video(m) => describe("video", &m.source),
             ContentPart::Document(m) => describe("document", &m.source),
-        })
-        .collect()
+        });
+    }
+    Ok(Value::Array(out))
 }
 
 /// A text part standing in for media the Chat Completions API has no portable part for.
@@ -234,6 +305,13 @@ pub fn frontend_tool(t: &Tool) -> Value {
 mod tests {
     use super::*;
 
+    fn default_schemes() -> Vec<String> {
+        crate::server::agents::DEFAULT_LLM_IMAGE_SCHEMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
     fn input(messages: Value) -> RunAgentInput {
         serde_json::from_value(json!({"threadId": "t", "runId": "r", "messages": messages}))
             .unwrap()
@@ -258,7 +336,7 @@ mod tests {
             value: "Oslo".into(),
         }];
         assert_eq!(
-            Value::Array(messages(&i)),
+            Value::Array(messages(&i, &default_schemes()).unwrap()),
             json!([
                 {"role": "system", "content": "Be brief."},
                 {"role": "system", "content": "Use metric units."},
@@ -284,7 +362,7 @@ mod tests {
             {"id": "5", "role": "tool", "toolCallId": "zz", "content": "stray"}
         ]));
         assert_eq!(
-            Value::Array(messages(&i)),
+            Value::Array(messages(&i, &default_schemes()).unwrap()),
             json!([
                 {"role": "user", "content": "go"},
                 {"role": "assistant", "content": null, "tool_calls": [
@@ -311,7 +389,7 @@ mod tests {
                 {"type": "video", "source": {"type": "file", "value": "file-1", "provider": "openai"}}
             ]}
         ]));
-        let m = messages(&i);
+        let m = messages(&i, &default_schemes()).unwrap();
         assert_eq!(m[0]["content"], "a\nb");
         let parts = m[1]["content"].as_array().unwrap();
         assert_eq!(parts[0], json!({"type": "text", "text": "What is this?"}));
@@ -348,5 +426,63 @@ mod tests {
             frontend_tool(&t)["function"]["parameters"]["properties"]["n"]["type"],
             "integer"
         );
+    }
+
+    fn image(url: &str) -> RunAgentInput {
+        input(json!([{"id": "u1", "role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "source": {"type": "url", "value": url}}
+        ]}]))
+    }
+
+    #[test]
+    fn media_urls_outside_the_allowed_schemes_are_refused() {
+        let ok = default_schemes();
+        for url in [
+            "http://169.254.169.254/latest/meta-data/",
+            "file:///etc/passwd",
+            "ftp://x/y.png",
+            "gopher://x/",
+            "not a url",
+        ] {
+            let i = image(url);
+            let e = check_media(&i, &ok).unwrap_err();
+            assert!(e.contains("message 'u1', part 1 (image)"), "{e}");
+            assert_eq!(messages(&i, &ok).unwrap_err(), e);
+        }
+        let e = check_media(&image("HTTP://169.254.169.254/"), &ok).unwrap_err();
+        assert!(
+            e.contains("scheme 'http'") && e.contains("allowed: data, https"),
+            "{e}"
+        );
+        for url in ["https://x/cat.jpg", "data:image/png;base64,iVBORw0KGgo="] {
+            check_media(&image(url), &ok).unwrap();
+            let m = messages(&image(url), &ok).unwrap();
+            assert_eq!(m[0]["content"][1]["image_url"]["url"], url);
+        }
+        // Other media: the URL would reach the model as text, so the same rule holds.
+        let doc = input(json!([{"id": "u2", "role": "user", "content": [
+            {"type": "document", "source": {"type": "url", "value": "file:///etc/shadow"}}
+        ]}]));
+        assert!(check_media(&doc, &ok)
+            .unwrap_err()
+            .contains("part 0 (document)"));
+        // Without `data`, inline images are refused too; with `http` listed, http passes.
+        let inline = input(json!([{"id": "u3", "role": "user", "content": [
+            {"type": "image", "source": {"type": "data", "value": "iVBORw0KGgo=", "mimeType": "image/png"}}
+        ]}]));
+        let only_https = vec!["https".to_string()];
+        assert!(check_media(&inline, &only_https)
+            .unwrap_err()
+            .contains("'data'"));
+        let with_http = vec!["https".to_string(), "http".to_string()];
+        check_media(&image("http://intranet/x.png"), &with_http).unwrap();
+    }
+
+    #[test]
+    fn the_checked_url_is_the_one_forwarded() {
+        // A WHATWG parser drops the tab; what we checked and what the model reads agree.
+        let m = messages(&image("https://x/\tcat.jpg"), &default_schemes()).unwrap();
+        assert_eq!(m[0]["content"][1]["image_url"]["url"], "https://x/cat.jpg");
     }
 }

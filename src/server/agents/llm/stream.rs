@@ -50,7 +50,9 @@ pub struct Turn {
     calls: Vec<Call>,
     /// The server's `index` → position in `calls` of the call it continues.
     slots: HashMap<u64, usize>,
-    /// All text of the turn, for the conversation sent back next round.
+    /// All text of the turn, for the conversation sent back next round. Like each call's
+    /// `arguments`, it is bounded by the run's upstream byte budget, which counts the raw
+    /// body before decoding: a decoded JSON string is never longer than its encoding.
     pub content: String,
     pub finish_reason: Option<String>,
     /// `data: [DONE]` arrived.

@@ -1,6 +1,11 @@
 //! The HTTP side of a model turn: POST the request, turn HTTP and transport failures into
 //! stable `RUN_ERROR` codes with the server's own message, and read the streamed answer through
 //! the project's SSE decoder, stopping at once when the run is cancelled.
+//!
+//! Redirects are not followed: the request carries the key and the conversation, and a model
+//! server (or whoever answers for it) must not be able to send them to another host. Every
+//! byte and chunk of the answer is counted against the run's upstream limits before it is
+//! decoded.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -12,6 +17,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::sse::Decoder;
+use crate::server::agents::upstream::UpstreamMeter;
 use crate::server::agents::{AgentError, RunContext};
 
 use super::spec::LlmSpec;
@@ -27,7 +33,7 @@ pub mod code {
     pub const RATE_LIMITED: &str = "LLM_RATE_LIMITED";
     /// 400, 413 or 422: the server refused the request (context too long, unsupported option…).
     pub const BAD_REQUEST: &str = "LLM_BAD_REQUEST";
-    /// Any other HTTP error status, 5xx included.
+    /// Any other HTTP error status, 5xx included, and a redirect (never followed).
     pub const HTTP_ERROR: &str = "LLM_HTTP_ERROR";
     /// No connection: refused, unknown host, TLS failure.
     pub const UNREACHABLE: &str = "LLM_UNREACHABLE";
@@ -56,6 +62,7 @@ pub fn client() -> Result<reqwest::Client, String> {
         .connect_timeout(CONNECT_TIMEOUT)
         .read_timeout(READ_TIMEOUT)
         .user_agent(concat!("agui-studio/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| format!("cannot create the HTTP client: {e}"))
 }
@@ -69,6 +76,7 @@ pub async fn turn(
     spec: &LlmSpec,
     body: &Value,
     taken: &mut HashSet<String>,
+    meter: &mut UpstreamMeter,
 ) -> Result<Turn, AgentError> {
     let mut turn = Turn::new(ctx.new_id("msg"), ctx.new_id("llm"));
     let mut request = http
@@ -89,7 +97,7 @@ pub async fn turn(
     if !status.is_success() {
         let body = tokio::select! {
             _ = cancel.cancelled() => return Err(AgentError::Cancelled),
-            b = read_capped(response) => b.unwrap_or_default(),
+            b = read_capped(response, MAX_BODY) => b.unwrap_or_default(),
         };
         return Err(status_error(status, &body, spec));
     }
@@ -99,9 +107,9 @@ pub async fn turn(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("application/json"));
     let read = if json_answer {
-        read_whole(ctx, cancel, response, &mut turn, taken).await
+        read_whole(ctx, cancel, response, &mut turn, taken, meter).await
     } else {
-        read_stream(ctx, cancel, response, &mut turn, taken).await
+        read_stream(ctx, cancel, response, &mut turn, taken, meter).await
     };
     for e in turn.close() {
         ctx.emit(e).await?;
@@ -125,6 +133,7 @@ async fn read_stream(
     response: reqwest::Response,
     turn: &mut Turn,
     taken: &mut HashSet<String>,
+    meter: &mut UpstreamMeter,
 ) -> Result<(), AgentError> {
     let mut body = response.bytes_stream();
     let mut decoder = Decoder::new();
@@ -134,23 +143,23 @@ async fn read_stream(
             n = body.next() => n,
         };
         let (frames, ended) = match next {
-            Some(Ok(bytes)) => (decoder.push(&bytes), false),
+            Some(Ok(bytes)) => {
+                meter.bytes(bytes.len())?;
+                (decoder.push(&bytes), false)
+            }
             // Whatever came before a break is kept; a break after the answer is complete
             // (finish_reason seen, only the usage chunk or [DONE] lost) is not worth failing.
             Some(Err(_)) if turn.is_complete() => return Ok(()),
             Some(Err(e)) => return Err(body_error(&e)),
             None => (decoder.finish(), true),
         };
-        let frames = frames.map_err(|e| {
-            AgentError::failed(
-                code::BAD_RESPONSE,
-                format!("the model server's stream is not valid SSE: {e}"),
-            )
-        })?;
+        // The decoder fails only on a line or frame past its size limit.
+        let frames = frames.map_err(|e| meter.too_large(e))?;
         for frame in frames {
             if frame.data.trim().is_empty() {
                 continue;
             }
+            meter.events(1)?;
             let events = turn.data(&frame.data, taken).map_err(chunk_error)?;
             for e in events {
                 ctx.emit(e).await?;
@@ -172,11 +181,16 @@ async fn read_whole(
     response: reqwest::Response,
     turn: &mut Turn,
     taken: &mut HashSet<String>,
+    meter: &mut UpstreamMeter,
 ) -> Result<(), AgentError> {
+    // One byte more than the budget allows is enough to know it is past it.
+    let cap = usize::try_from(meter.bytes_left().saturating_add(1)).unwrap_or(usize::MAX);
     let bytes = tokio::select! {
         _ = cancel.cancelled() => return Err(AgentError::Cancelled),
-        b = read_capped(response) => b.map_err(|e| body_error(&e))?,
+        b = read_capped(response, cap.min(MAX_BODY)) => b.map_err(|e| body_error(&e))?,
     };
+    meter.bytes(bytes.len())?;
+    meter.events(1)?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
         AgentError::failed(
             code::BAD_RESPONSE,
@@ -193,12 +207,14 @@ async fn read_whole(
     Ok(())
 }
 
-async fn read_capped(response: reqwest::Response) -> Result<Vec<u8>, reqwest::Error> {
+/// At most `cap` bytes of the body (what comes after is not read).
+async fn read_capped(response: reqwest::Response, cap: usize) -> Result<Vec<u8>, reqwest::Error> {
     let mut body = response.bytes_stream();
     let mut out = Vec::new();
     while let Some(b) = body.next().await {
-        out.extend_from_slice(&b?);
-        if out.len() >= MAX_BODY {
+        let b = b?;
+        out.extend_from_slice(&b[..b.len().min(cap - out.len())]);
+        if out.len() >= cap {
             break;
         }
     }
@@ -294,7 +310,13 @@ pub fn status_error(status: StatusCode, body: &[u8], spec: &LlmSpec) -> AgentErr
         400 | 413 | 422 => code::BAD_REQUEST,
         _ => code::HTTP_ERROR,
     };
-    let mut message = if message.is_empty() {
+    let mut message = if status.is_redirection() {
+        // Its body is a web page at best; what the operator needs is what to change.
+        format!(
+            "the model server at {} answered {status}: redirects are not followed (the request carries the key and the conversation); configure the base URL the server redirects to",
+            spec.host()
+        )
+    } else if message.is_empty() {
         format!("the model server at {} answered {status}", spec.host())
     } else {
         format!(
@@ -371,6 +393,12 @@ mod tests {
                 "",
                 "LLM_HTTP_ERROR",
                 "answered 500 Internal Server Error",
+            ),
+            (
+                307,
+                "<a href=\"http://elsewhere/\">moved</a>",
+                "LLM_HTTP_ERROR",
+                "answered 307 Temporary Redirect: redirects are not followed",
             ),
         ] {
             let (code, msg) = failed(status_error(

@@ -3,6 +3,10 @@
 //! pipeline (decoder → dialects → enforcement → chunks → verifier → reducer) before the events are
 //! re-emitted as our own, so foreign runs get the same translation, verification and persistence
 //! as local ones. Error codes and behaviour are described in `docs/proxy.md`.
+//!
+//! The foreign agent is not trusted: redirects are not followed (they would carry the
+//! configured headers elsewhere), and its response is bounded in total bytes and events
+//! (`--max-upstream-bytes`/`-events`, code `UPSTREAM_LIMIT`), not only per line.
 
 mod spec;
 
@@ -15,6 +19,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, Url};
 use serde_json::json;
 
+use super::upstream::{UpstreamMeter, UPSTREAM_LIMIT};
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::event::EventKind;
@@ -205,6 +210,10 @@ impl ProxyAgent {
         response: Response,
     ) -> Result<RunEnd, AgentError> {
         let mut relay = Relay::default();
+        let mut meter = UpstreamMeter::new(
+            ctx.settings.upstream,
+            format!("the foreign agent at {}", self.host()),
+        );
         let mut body = response.bytes_stream();
         let mut grace: Option<tokio::time::Instant> = None;
         loop {
@@ -214,11 +223,16 @@ impl ProxyAgent {
                 n = body.next() => n,
             };
             let (delivered, ended) = match next {
-                Some(Ok(bytes)) => (pipeline.push_bytes(&bytes), false),
+                Some(Ok(bytes)) => {
+                    // Counted before decoding: nothing past the limit is parsed or relayed.
+                    meter.bytes(bytes.len())?;
+                    (pipeline.push_bytes(&bytes), false)
+                }
                 Some(Err(e)) => {
                     // Whatever the broken connection left undelivered is lost; what came is
                     // forwarded, then the run ends as truncated (or as it already ended).
                     let delivered = pipeline.finish();
+                    meter.events(delivered.len())?;
                     relay.forward(ctx, delivered).await?;
                     self.check(pipeline, &relay)?;
                     if relay.end.is_some() {
@@ -246,6 +260,7 @@ impl ProxyAgent {
                 }
                 None => (pipeline.finish(), true),
             };
+            meter.events(delivered.len())?;
             relay.forward(ctx, delivered).await?;
             self.check(pipeline, &relay)?;
             if ended {
@@ -281,6 +296,15 @@ impl ProxyAgent {
             .map(str::to_string)
             .or_else(|| relay.violation.clone());
         match error {
+            // The SSE decoder fails only on a line or frame past its size limit: a bound, not
+            // a protocol question (the pipeline reports it as text, under this prefix).
+            Some(e) if e.starts_with("SSE decoding failed") => Err(AgentError::failed(
+                UPSTREAM_LIMIT,
+                format!(
+                    "the foreign agent at {} sent too much at once: {e}",
+                    self.host()
+                ),
+            )),
             Some(e) => Err(AgentError::failed(
                 FOREIGN_PROTOCOL_ERROR,
                 format!(

@@ -1,0 +1,101 @@
+//! Bounds on what an upstream (a proxied foreign agent, a model server) may send into one run,
+//! shared by the proxy and the LLM agent so both end the run the same way past them.
+//!
+//! Lines and single JSON values are already bounded by the SSE decoder; without a total, a
+//! peer that streams forever fills the run's event log (memory, then disk) at the speed of the
+//! network. The meter counts raw body bytes (before decoding, so padding and comments count)
+//! and events (or chunks), and the first count past its limit is a `RUN_ERROR` with code
+//! [`UPSTREAM_LIMIT`].
+
+use super::AgentError;
+
+/// The code of the `RUN_ERROR` that ends a run whose upstream sent more than allowed.
+pub const UPSTREAM_LIMIT: &str = "UPSTREAM_LIMIT";
+
+/// The code of the `RUN_ERROR` that ends a run whose input the upstream must not be sent
+/// (checked again inside the run for history stored before a check existed).
+pub const INVALID_INPUT: &str = "INVALID_INPUT";
+
+/// `--max-upstream-bytes` and `--max-upstream-events`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpstreamLimits {
+    pub max_bytes: u64,
+    pub max_events: u64,
+}
+
+impl Default for UpstreamLimits {
+    fn default() -> Self {
+        UpstreamLimits {
+            max_bytes: 256 * 1024 * 1024,
+            max_events: 1_000_000,
+        }
+    }
+}
+
+/// What one upstream has sent so far, against its limits.
+#[derive(Debug, Clone)]
+pub struct UpstreamMeter {
+    limits: UpstreamLimits,
+    bytes: u64,
+    events: u64,
+    /// Names the upstream in the error message ("the foreign agent at host:port").
+    who: String,
+}
+
+impl UpstreamMeter {
+    pub fn new(limits: UpstreamLimits, who: impl Into<String>) -> Self {
+        UpstreamMeter {
+            limits,
+            bytes: 0,
+            events: 0,
+            who: who.into(),
+        }
+    }
+
+    /// Count `n` more body bytes; past the limit, the error to end the run with. Called before
+    /// the bytes are decoded, so nothing past the limit is ever parsed or stored.
+    pub fn bytes(&mut self, n: usize) -> Result<(), AgentError> {
+        self.bytes = self.bytes.saturating_add(n as u64);
+        if self.bytes > self.limits.max_bytes {
+            return Err(AgentError::failed(
+                UPSTREAM_LIMIT,
+                format!(
+                    "{} sent more than {} bytes (--max-upstream-bytes); the rest was not read",
+                    self.who, self.limits.max_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Count `n` more events (or chunks); past the limit, the error to end the run with.
+    pub fn events(&mut self, n: usize) -> Result<(), AgentError> {
+        self.events = self.events.saturating_add(n as u64);
+        if self.events > self.limits.max_events {
+            return Err(AgentError::failed(
+                UPSTREAM_LIMIT,
+                format!(
+                    "{} sent more than {} events (--max-upstream-events); the rest was not read",
+                    self.who, self.limits.max_events
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The error for one line, frame or value past the decoder's own size limit.
+    pub fn too_large(&self, what: impl std::fmt::Display) -> AgentError {
+        AgentError::failed(
+            UPSTREAM_LIMIT,
+            format!("{} sent too much at once: {what}", self.who),
+        )
+    }
+
+    /// The bytes the upstream may still send.
+    pub fn bytes_left(&self) -> u64 {
+        self.limits.max_bytes.saturating_sub(self.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests;

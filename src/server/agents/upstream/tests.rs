@@ -1,0 +1,42 @@
+//! Tests of the upstream meter: exactly the limit passes, one more byte or event does not.
+
+use super::*;
+
+fn code(e: AgentError) -> String {
+    match e {
+        AgentError::Failed { code, .. } => code,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_limit_itself_passes_and_one_more_fails() {
+    let limits = UpstreamLimits {
+        max_bytes: 10,
+        max_events: 2,
+    };
+    let mut m = UpstreamMeter::new(limits, "the model server at x");
+    m.bytes(4).unwrap();
+    m.bytes(6).unwrap();
+    assert_eq!(m.bytes_left(), 0);
+    let e = m.bytes(1).unwrap_err();
+    assert_eq!(code(e.clone()), UPSTREAM_LIMIT);
+    assert!(format!("{e:?}").contains("--max-upstream-bytes"));
+    m.events(2).unwrap();
+    assert_eq!(code(m.events(1).unwrap_err()), UPSTREAM_LIMIT);
+}
+
+#[test]
+fn counts_saturate_instead_of_wrapping() {
+    let mut m = UpstreamMeter::new(
+        UpstreamLimits {
+            max_bytes: u64::MAX,
+            max_events: u64::MAX,
+        },
+        "x",
+    );
+    m.bytes(usize::MAX).unwrap();
+    m.bytes(usize::MAX).unwrap();
+    m.events(usize::MAX).unwrap();
+    m.events(usize::MAX).unwrap();
+}
