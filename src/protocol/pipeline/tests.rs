@@ -40,3 +40,71 @@ fn a_state_bomb_is_fatal_with_a_stable_code() {
     p.push_bytes(b"data: {\n\n");
     assert_eq!((p.outcome(), p.error_code()), (StreamOutcome::Failed, None));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<String>().prop_map(Value::String),
+            Just(json!("user")),
+            Just(json!("t")),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec![
+                            "threadId",
+                            "runId",
+                            "messages",
+                            "state",
+                            "tools",
+                            "context",
+                            "forwardedProps",
+                            "id",
+                            "role",
+                            "content",
+                            "resume",
+                            "parentRunId",
+                            "type",
+                            "x",
+                        ]),
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| Value::Object(
+                    kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Arbitrary JSON, shaped like a request or not, never panics `RunAgentInput`
+        /// parsing; what parses starts a pipeline.
+        #[test]
+        fn run_agent_input_parsing_never_panics(v in arb_json(), depth in 0usize..100) {
+            let mut v = v;
+            if let Value::Object(o) = &mut v {
+                let mut deep = json!({});
+                for _ in 0..depth {
+                    deep = json!({ "k": deep });
+                }
+                o.insert("state".into(), deep);
+            }
+            if let Ok(input) = serde_json::from_value::<RunAgentInput>(v) {
+                let _ = Pipeline::for_input(&input, PipelineOptions::default());
+            }
+        }
+    }
+}
