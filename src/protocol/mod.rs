@@ -8,6 +8,7 @@ pub mod dialect;
 pub mod enforce;
 pub mod event;
 pub mod inspect;
+pub mod limits;
 pub mod pipeline;
 pub mod reduce;
 pub mod sse;

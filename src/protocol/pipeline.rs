@@ -64,6 +64,8 @@ pub struct Pipeline {
     /// `RUN_ERROR` events delivered: (message, code).
     pub run_errors: Vec<(String, Option<String>)>,
     error: Option<String>,
+    /// The stable code of `error` when it has one (the reducer's refusals: `STATE_LIMIT`).
+    error_code: Option<&'static str>,
     finished: bool,
 }
 
@@ -79,6 +81,7 @@ impl Pipeline {
             warnings: Vec::new(),
             run_errors: Vec::new(),
             error: None,
+            error_code: None,
             finished: false,
         }
     }
@@ -95,6 +98,12 @@ impl Pipeline {
     /// The fatal error that stopped the stream, if any.
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
+    }
+
+    /// The stable `RUN_ERROR` code of the fatal error, when it has one (e.g.
+    /// [`STATE_LIMIT`](super::reduce::STATE_LIMIT)); `None` for protocol errors.
+    pub fn error_code(&self) -> Option<&'static str> {
+        self.error_code
     }
 
     pub fn outcome(&self) -> StreamOutcome {
@@ -217,9 +226,19 @@ impl Pipeline {
             if let EventKind::RunError { message, code, .. } = &e.kind {
                 self.run_errors.push((message.clone(), code.clone()));
             }
-            let change = self.conversation.apply(&e);
+            // An event past a bound ends the stream, undelivered; the conversation is as before it.
+            let applied = self.conversation.apply_checked(&e);
             self.warnings.append(&mut self.conversation.warnings);
-            out.push(Delivered { event: e, change });
+            match applied {
+                Ok(change) => out.push(Delivered { event: e, change }),
+                Err(refused) => {
+                    if self.error.is_none() {
+                        self.error_code = Some(refused.code);
+                    }
+                    self.fail(refused.message);
+                    break;
+                }
+            }
         }
         out
     }
@@ -238,3 +257,6 @@ impl Pipeline {
 fn brief(s: &str) -> String {
     super::enforce::brief(&Value::String(s.to_string()))
 }
+
+#[cfg(test)]
+mod tests;

@@ -14,6 +14,10 @@
 //!   characters (as browsers do) and case-folding the scheme. Any other link (`javascript:`,
 //!   `data:`, `vbscript:`, unknown schemes, empty destinations) is replaced by its text.
 //!   Anchors open in a new tab with `rel="noopener noreferrer nofollow"`.
+//! - Nesting is bounded: an element opened inside [`MAX_NESTING`] others (block quotes, lists,
+//!   emphasis, links…) is spliced into its parent instead of nesting, so the tree, its rendering
+//!   (which recurses once per level, on the server as in the browser) and its drop are bounded
+//!   whatever the input: 100,000 `>` render as one flat quote's text, not 100,000 frames.
 //! - Images are never loaded (no tracking pixels, no remote content): an image renders as the
 //!   text `[image: alt]` (a link to the image when its URL is allowed) followed by the URL as text.
 
@@ -29,6 +33,8 @@ use pulldown_cmark::{
 const LINK_REL: &str = "noopener noreferrer nofollow";
 /// At most this many characters of an image URL are shown (data URLs can be huge).
 const MAX_SHOWN_URL: usize = 120;
+/// Elements nest at most about this deep (see the module notes): deeper ones render flat.
+pub const MAX_NESTING: usize = 16;
 /// At most this many characters of a code block's language are kept.
 const MAX_LANG: usize = 32;
 
@@ -371,6 +377,23 @@ fn start_kind(tag: Tag<'_>) -> Kind {
     }
 }
 
+/// Whether an element of this kind can contain another of its own or of another nesting kind.
+/// The others (paragraphs, headings, code, table rows and cells, list items, images) only ever
+/// sit one level inside a nesting element, so they are kept at any depth: splicing them would
+/// lose what their parent expects of them (a list's items, a table's rows).
+fn nests(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::BlockQuote
+            | Kind::List { .. }
+            | Kind::Table { .. }
+            | Kind::Emphasis
+            | Kind::Strong
+            | Kind::Strikethrough
+            | Kind::Link { .. }
+    )
+}
+
 /// Closes `frame` and attaches what it built to `parent`.
 fn close(frame: Frame, parent: &mut Frame) {
     match frame.kind {
@@ -495,7 +518,15 @@ pub(crate) fn parse_tracked(text: &str) -> (Vec<Block>, Option<LastTop>) {
             last = Some((range.start, stack[0].blocks.len()));
         }
         match event {
-            Event::Start(tag) => stack.push(Frame::new(start_kind(tag))),
+            Event::Start(tag) => {
+                let kind = start_kind(tag);
+                let kind = if stack.len() > MAX_NESTING && nests(&kind) {
+                    Kind::Transparent
+                } else {
+                    kind
+                };
+                stack.push(Frame::new(kind));
+            }
             // Start/End events are balanced, so an end closes the innermost open element.
             Event::End(_) => {
                 if stack.len() > 1 {

@@ -176,7 +176,7 @@ fn ToolResultBody(message: Signal<Msg>) -> impl IntoView {
             </div>
             {move || parts.with(|p| p.2.clone()).map(|e| view! { <p class="tool-error">{e}</p> })}
             <pre class="code">
-                {move || parts.with(|p| pretty_json(&p.1).unwrap_or_else(|| p.1.clone()))}
+                {move || parts.with(|p| shown_json(&p.1))}
             </pre>
         </div>
     }
@@ -199,6 +199,15 @@ const INLINE_IMAGE_TYPES: [&str; 5] = [
     "image/webp",
     "image/avif",
 ];
+
+/// Tool result text, pretty-printed when it is JSON nesting at most 32 deep (deeper text is
+/// shown as it is: parsing it would recurse once per level).
+fn shown_json(text: &str) -> String {
+    crate::ui::render_hints::json::nesting_within(text, 32)
+        .then(|| pretty_json(text))
+        .flatten()
+        .unwrap_or_else(|| text.to_string())
+}
 
 /// A non-text content part: an inline thumbnail for a raster `data:` image, else a chip with
 /// its kind, file name, type and size.

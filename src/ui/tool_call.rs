@@ -8,8 +8,14 @@ use serde_json::Value;
 use crate::protocol::reduce::RunStatus;
 use crate::protocol::types::{Message as Msg, ToolCall};
 use crate::ui::chat::TranscriptCtx;
+use crate::ui::render_hints::json::{json_text, nesting_within};
 use crate::ui::render_hints::{lookup, RenderHint};
-use crate::ui::util::{pretty_json, truncate};
+use crate::ui::util::truncate;
+
+/// Arguments are parsed and shown as pretty JSON when they nest at most this deep (deeper ones
+/// as text) and up to [`ARGS_BYTES`]: no recursion proportional to agent data.
+const ARGS_DEPTH: usize = 32;
+const ARGS_BYTES: usize = 1024 * 1024;
 
 /// Where a tool call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,8 +91,7 @@ pub fn ToolCallCard(
     let id = Memo::new(move |_| call.with(|c| c.id.clone()));
     let name = Memo::new(move |_| call.with(|c| c.function.name.clone()));
     let args_text = Memo::new(move |_| call.with(|c| c.function.arguments.clone()));
-    let args: Memo<Option<Value>> =
-        Memo::new(move |_| args_text.with(|t| serde_json::from_str(t.trim()).ok()));
+    let args: Memo<Option<Value>> = Memo::new(move |_| args_text.with(|t| parse_args(t)));
 
     // The tool message answering this call: found without tracking every message, then read
     // tracked, so only its own changes re-render the card.
@@ -136,13 +141,15 @@ pub fn ToolCallCard(
     let args_view = move || {
         args.with(|a| {
             a.as_ref()
-                .and_then(|v| serde_json::to_string_pretty(v).ok())
+                .map(|v| json_text(v, true, ARGS_DEPTH, ARGS_BYTES))
         })
         .unwrap_or_else(|| args_text.get())
     };
     let result_view = move || {
         result.get().map(|(content, error)| {
-            let body = pretty_json(&content).unwrap_or(content);
+            let body = parse_args(&content)
+                .map(|v| json_text(&v, true, ARGS_DEPTH, ARGS_BYTES))
+                .unwrap_or(content);
             view! {
                 <div class="tool-section">
                     <div class="tool-section-title">"Result"</div>
@@ -162,8 +169,8 @@ pub fn ToolCallCard(
     // One line for the folded card: the arguments, and the result when there is one.
     let summary = move || {
         let args = args.with(|a| match a {
-            Some(Value::Object(o)) if !o.is_empty() => {
-                truncate(&serde_json::to_string(o).unwrap_or_default(), 80)
+            Some(v @ Value::Object(o)) if !o.is_empty() => {
+                truncate(&json_text(v, false, ARGS_DEPTH, 1024), 80)
             }
             _ => String::new(),
         });
@@ -216,11 +223,20 @@ pub fn ToolCallCard(
     .into_any()
 }
 
+/// The arguments as JSON, when they parse and nest at most [`ARGS_DEPTH`] deep (deeper ones
+/// are shown as text: parsing them would recurse once per level).
+fn parse_args(text: &str) -> Option<Value> {
+    let text = text.trim();
+    nesting_within(text, ARGS_DEPTH)
+        .then(|| serde_json::from_str(text).ok())
+        .flatten()
+}
+
 /// JSON text on one line (other text as it is).
 fn compact(text: &str) -> String {
-    match serde_json::from_str::<Value>(text.trim()) {
-        Ok(v) => v.to_string(),
-        Err(_) => text.split_whitespace().collect::<Vec<_>>().join(" "),
+    match parse_args(text) {
+        Some(v) => json_text(&v, false, ARGS_DEPTH, 1024),
+        None => text.split_whitespace().collect::<Vec<_>>().join(" "),
     }
 }
 

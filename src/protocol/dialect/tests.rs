@@ -889,3 +889,88 @@ fn synthesised_ids_are_unique_and_scoped_by_run() {
         ]
     );
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A `{"type": T, …}` object with arbitrary (and known) type names, arbitrary fields, and a
+    /// value nested `depth` deep (built without recursion) in a random field.
+    fn arb_event() -> impl Strategy<Value = (Value, usize)> {
+        let names = prop_oneof![
+            Just("TEXT_MESSAGE_CONTENT".to_string()),
+            Just("STATE_DELTA".to_string()),
+            Just("UI_RENDER_HINT".to_string()),
+            Just("on_chat_model_stream".to_string()),
+            Just("text-delta".to_string()),
+            Just("RUN_STARTED".to_string()),
+            any::<String>(),
+        ];
+        let fields = prop::collection::vec(
+            (
+                prop::sample::select(vec![
+                    "messageId",
+                    "delta",
+                    "threadId",
+                    "runId",
+                    "data",
+                    "value",
+                    "patch",
+                    "content",
+                    "name",
+                    "toolCallId",
+                    "event",
+                    "x",
+                ]),
+                prop_oneof![
+                    Just(json!(null)),
+                    any::<i64>().prop_map(|n| json!(n)),
+                    any::<String>().prop_map(Value::String),
+                    Just(json!({"chunk": {"content": "a"}})),
+                    Just(json!([{"op": "add", "path": "/a", "value": 1}])),
+                ],
+            ),
+            0..8,
+        );
+        (
+            names,
+            fields,
+            0usize..120,
+            prop::sample::select(vec!["data", "value", "delta", "x"]),
+        )
+            .prop_map(|(name, fields, depth, at)| {
+                let mut obj: serde_json::Map<String, Value> = fields
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                let mut deep = json!("leaf");
+                for _ in 0..depth {
+                    deep = Value::Array(vec![deep]);
+                }
+                obj.insert(at.to_string(), deep);
+                obj.insert("type".into(), Value::String(name));
+                (Value::Object(obj), depth)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any object with any `type`, any SSE event name: the translator never panics, and
+        /// everything it emits is an object.
+        #[test]
+        fn arbitrary_objects_never_panic(
+            events in prop::collection::vec(arb_event(), 1..6),
+            sse in prop::option::of(prop::sample::select(vec!["message", "data", "metadata", "end", "x"])),
+        ) {
+            let mut t = Translator::new();
+            for (e, _) in events {
+                let out = t.translate(sse, e);
+                for v in &out.events {
+                    prop_assert!(v.is_object());
+                }
+            }
+            let _ = t.finish();
+        }
+    }
+}

@@ -11,6 +11,7 @@
 
 mod index;
 mod messages;
+mod patch;
 mod runs;
 mod state;
 mod tool_calls;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::dialect::RENDER_HINT_CUSTOM_NAME;
 use super::event::{Event, EventKind};
+use super::limits::JsonLimits;
 use super::types::{
     Interrupt, JsonObject, Message, ReasoningMessage, RunAgentInput, RunOutcome, SubagentOutcome,
     TokenUsage,
@@ -28,7 +30,21 @@ use super::types::{
 
 use index::register_tool_calls;
 use messages::no_message;
-use state::patch_atomically;
+
+/// The `RUN_ERROR` code of a stream whose state (a snapshot, or the result of a delta) would be
+/// past the conversation's [`JsonLimits`].
+pub const STATE_LIMIT: &str = "STATE_LIMIT";
+
+/// An event the reducer refused because applying it would pass a bound. The conversation is
+/// as before the event; a consumer of a foreign stream treats this as fatal (see
+/// [`Conversation::apply_checked`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// A stable `RUN_ERROR` code ([`STATE_LIMIT`]).
+    pub code: &'static str,
+    /// Says which limit, e.g. "STATE_DELTA refused: the state would be too large (over N bytes)".
+    pub message: String,
+}
 
 /// `custom_events` keeps only this many (the newest).
 const CUSTOM_LIMIT: usize = 256;
@@ -164,6 +180,11 @@ pub struct Conversation {
     pub render_hints: Vec<PlacedHint>,
     pub raw_events: usize,
     pub warnings: Vec<String>,
+    /// Bounds on `state`: a `STATE_SNAPSHOT` or `STATE_DELTA` whose result would pass them is
+    /// refused (also the bounds of activity content under patches).
+    pub state_limits: JsonLimits,
+    /// Set by the step that refused the event being applied.
+    refused: Option<Refused>,
     /// Message id → position; kept exact so deltas are O(1).
     index: HashMap<String, usize>,
     /// Tool call id → id of the assistant message that owns it.
@@ -188,6 +209,8 @@ impl Default for Conversation {
             render_hints: Vec::new(),
             raw_events: 0,
             warnings: Vec::new(),
+            state_limits: JsonLimits::default(),
+            refused: None,
             index: HashMap::new(),
             tool_owner: HashMap::new(),
         }
@@ -257,15 +280,32 @@ impl Conversation {
     /// Fold one event in. Never panics; what cannot be applied is pushed to `warnings` and
     /// reported as [`Change::None`].
     pub fn apply(&mut self, event: &Event) -> Change {
+        match self.apply_checked(event) {
+            Ok(change) => change,
+            Err(refused) => {
+                self.warn(refused.message);
+                Change::None
+            }
+        }
+    }
+
+    /// [`Conversation::apply`], except that an event refused because it would pass a bound
+    /// (the state limits) is returned as [`Refused`] instead of becoming a warning. Either way
+    /// the conversation is as before the event. Never panics.
+    pub fn apply_checked(&mut self, event: &Event) -> Result<Change, Refused> {
         if self.index.len() != self.messages.len() {
             self.reindex();
         }
+        self.refused = None;
         match self.step(event) {
-            Ok(change) => change,
-            Err(warning) => {
-                self.warn(warning);
-                Change::None
-            }
+            Ok(change) => Ok(change),
+            Err(warning) => match self.refused.take() {
+                Some(refused) => Err(refused),
+                None => {
+                    self.warn(warning);
+                    Ok(Change::None)
+                }
+            },
         }
     }
 
@@ -352,13 +392,8 @@ impl Conversation {
                 content,
                 ..
             } => self.tool_result(message_id, tool_call_id, content, meta, sub),
-            K::StateSnapshot { snapshot } => {
-                self.state = snapshot.clone();
-                Ok(Change::State)
-            }
-            K::StateDelta { delta } => patch_atomically(&mut self.state, delta, false)
-                .map(|()| Change::State)
-                .map_err(|e| format!("Failed to apply state patch: {e}")),
+            K::StateSnapshot { snapshot } => self.state_snapshot(snapshot),
+            K::StateDelta { delta } => self.state_delta(delta),
             K::MessagesSnapshot { messages } => Ok(self.messages_snapshot(messages)),
             K::ActivitySnapshot {
                 message_id,

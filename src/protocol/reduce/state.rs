@@ -1,11 +1,11 @@
 //! Shared state (`STATE_SNAPSHOT`/`STATE_DELTA`) and activity messages, whose content is patched
 //! the same all-or-nothing way.
 
-use json_patch::PatchOperation;
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::{merge, Change, Conversation, Step};
+use super::patch::{patch_within, PatchFailure};
+use super::{merge, Change, Conversation, Step, STATE_LIMIT};
+use crate::protocol::limits::check_json;
 use crate::protocol::types::{ActivityMessage, JsonObject, Message};
 
 impl Conversation {
@@ -54,46 +54,56 @@ impl Conversation {
             return Err(not_activity("ACTIVITY_DELTA", message_id));
         };
         let mut doc = Value::Object(std::mem::take(&mut a.content));
-        let applied = patch_atomically(&mut doc, patch, true);
+        let applied = patch_within(&mut doc, patch, true, &self.state_limits);
         // On failure `doc` is the untouched original; on success it is still an object.
         if let Value::Object(content) = doc {
             a.content = content;
         }
-        applied.map_err(|e| format!("Failed to apply activity patch to {message_id}: {e}"))?;
+        // Past the limits, an activity patch is only dropped: activity content is not the state
+        // the limits' error code names, and nothing past the limits was built.
+        applied.map_err(|e| match e {
+            PatchFailure::Invalid(e) | PatchFailure::Limit(e) => {
+                format!("Failed to apply activity patch to {message_id}: {e}")
+            }
+        })?;
         a.activity_type = activity_type.to_string();
         merge(&mut a.metadata, meta);
         Ok(Change::MessageUpdated { index: i })
     }
 }
 
-fn not_activity(event: &str, id: &str) -> String {
-    format!("{event} targets {id}, which is not an activity message; ignored")
+impl Conversation {
+    /// `STATE_SNAPSHOT`: refused (fatally) when the snapshot is past the state limits.
+    pub(super) fn state_snapshot(&mut self, snapshot: &Value) -> Step {
+        if let Err(e) = check_json(snapshot, &self.state_limits) {
+            return Err(self.refuse(format!("STATE_SNAPSHOT refused: the state would be {e}")));
+        }
+        self.state = snapshot.clone();
+        Ok(Change::State)
+    }
+
+    /// `STATE_DELTA`: all-or-nothing; refused (fatally) when the result would pass the limits,
+    /// which is found out while applying, before anything past them is built.
+    pub(super) fn state_delta(&mut self, delta: &[Value]) -> Step {
+        match patch_within(&mut self.state, delta, false, &self.state_limits) {
+            Ok(()) => Ok(Change::State),
+            Err(PatchFailure::Invalid(e)) => Err(format!("Failed to apply state patch: {e}")),
+            Err(PatchFailure::Limit(e)) => {
+                Err(self.refuse(format!("STATE_DELTA refused: the state would be {e}")))
+            }
+        }
+    }
+
+    /// Mark the event being applied as refused with [`STATE_LIMIT`]; returns the message.
+    fn refuse(&mut self, message: String) -> String {
+        self.refused = Some(super::Refused {
+            code: STATE_LIMIT,
+            message: message.clone(),
+        });
+        message
+    }
 }
 
-/// Apply RFC 6902 ops all-or-nothing. `json_patch::patch` undoes a failed patch in place, but its
-/// undo hits `unreachable!` when a `move` lands on an ancestor of its source, so patches with a
-/// `move` (and, for activity content, ones that could replace the root) run on a copy instead.
-pub(super) fn patch_atomically(
-    doc: &mut Value,
-    ops: &[Value],
-    keep_object: bool,
-) -> Result<(), String> {
-    let ops = ops
-        .iter()
-        .map(PatchOperation::deserialize)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    let on_copy = ops
-        .iter()
-        .any(|op| matches!(op, PatchOperation::Move(_)) || (keep_object && op.path().is_root()));
-    if !on_copy {
-        return json_patch::patch(doc, &ops).map_err(|e| e.to_string());
-    }
-    let mut copy = doc.clone();
-    json_patch::patch_unsafe(&mut copy, &ops).map_err(|e| e.to_string())?;
-    if keep_object && !copy.is_object() {
-        return Err("the patch would replace the object with a non-object".into());
-    }
-    *doc = copy;
-    Ok(())
+fn not_activity(event: &str, id: &str) -> String {
+    format!("{event} targets {id}, which is not an activity message; ignored")
 }

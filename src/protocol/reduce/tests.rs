@@ -1,5 +1,6 @@
 //! Tests of the `reduce` module.
 use super::*;
+use crate::protocol::limits::JsonLimits;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -748,4 +749,72 @@ proptest! {
             prop_assert!(c.custom_events.len() <= CUSTOM_LIMIT);
         }
     }
+}
+
+#[test]
+fn state_past_the_limits_is_refused_and_the_state_kept() {
+    let mut c = conv(json!([{"type": "STATE_SNAPSHOT", "snapshot": {"a": 1}}]));
+    c.state_limits = JsonLimits {
+        max_depth: 4,
+        max_bytes: 64,
+    };
+    let big = ev(json!({"type": "STATE_SNAPSHOT", "snapshot": {"s": "x".repeat(100)}}));
+    let refused = c.apply_checked(&big).unwrap_err();
+    assert_eq!(refused.code, STATE_LIMIT);
+    assert_eq!(
+        refused.message,
+        "STATE_SNAPSHOT refused: the state would be too large (over 64 bytes)"
+    );
+    assert_eq!(c.state, json!({"a": 1}));
+    let deep = ev(json!({"type": "STATE_SNAPSHOT", "snapshot": [[[[[1]]]]]}));
+    assert!(c
+        .apply_checked(&deep)
+        .unwrap_err()
+        .message
+        .contains("too deep (over 4 levels)"));
+    let bomb = ev(json!({"type": "STATE_DELTA", "delta": [
+        {"op": "copy", "from": "", "path": "/b"}, {"op": "copy", "from": "", "path": "/c"},
+        {"op": "copy", "from": "", "path": "/d"}, {"op": "copy", "from": "", "path": "/e"}]}));
+    let refused = c.apply_checked(&bomb).unwrap_err();
+    assert_eq!(
+        (refused.code, refused.message.as_str()),
+        (
+            STATE_LIMIT,
+            "STATE_DELTA refused: the state would be too large (over 64 bytes)"
+        )
+    );
+    assert_eq!(c.state, json!({"a": 1}));
+    // Through `apply`, a refusal is a warning; a delta within the limits still applies.
+    assert_eq!(c.apply(&bomb), Change::None);
+    assert!(c
+        .warnings
+        .last()
+        .unwrap()
+        .starts_with("STATE_DELTA refused"));
+    let fine =
+        ev(json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/b", "value": 2}]}));
+    assert_eq!(c.apply_checked(&fine), Ok(Change::State));
+    assert_eq!(c.state, json!({"a": 1, "b": 2}));
+    // An invalid patch stays a warning, not a refusal.
+    let bad = ev(json!({"type": "STATE_DELTA", "delta": [{"op": "remove", "path": "/zz"}]}));
+    assert_eq!(c.apply_checked(&bad), Ok(Change::None));
+}
+
+#[test]
+fn activity_patches_past_the_limits_are_dropped() {
+    let mut c = conv(json!([{"type": "ACTIVITY_SNAPSHOT", "messageId": "act",
+        "activityType": "PLAN", "content": {"s": "x"}}]));
+    c.state_limits.max_bytes = 256;
+    let bomb: Vec<Value> = (0..20)
+        .map(|i| json!({"op": "copy", "from": "", "path": format!("/n{i}")}))
+        .collect();
+    let delta = ev(json!({"type": "ACTIVITY_DELTA", "messageId": "act",
+        "activityType": "PLAN", "patch": bomb}));
+    assert_eq!(c.apply_checked(&delta), Ok(Change::None));
+    assert_eq!(json_of(&c, "act")["content"], json!({"s": "x"}));
+    assert!(c
+        .warnings
+        .last()
+        .unwrap()
+        .contains("too large (over 256 bytes)"));
 }

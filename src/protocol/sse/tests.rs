@@ -595,3 +595,42 @@ proptest! {
         prop_assert_eq!(&decode_chunks(bytes.chunks(1)), &whole);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Size extremes: huge lines (past the limit or not), frames of many fields, invalid UTF-8
+    /// anywhere, in random pieces. Never a panic; memory stays bounded by the line limit (a line
+    /// past it is an error, not a buffer).
+    #[test]
+    fn huge_lines_many_fields_and_invalid_utf8_never_panic(
+        line_len in 0usize..200_000,
+        fields in 0usize..2_000,
+        junk in prop::collection::vec(any::<u8>(), 0..64),
+        limit in prop::sample::select(vec![64usize, 4096, 1 << 16, 1 << 20]),
+        cut in 1usize..70_000,
+    ) {
+        let mut stream = b"data: ".to_vec();
+        stream.extend(std::iter::repeat_n(b'x', line_len));
+        stream.extend_from_slice(b"\n");
+        for i in 0..fields {
+            stream.extend_from_slice(if i % 3 == 0 { b"data: \xff\xfe\n" } else { b"id: 1\n" });
+        }
+        stream.extend_from_slice(&junk);
+        stream.extend_from_slice(b"\n\n");
+        let mut dec = Decoder::with_limit(limit);
+        let mut failed = false;
+        for piece in stream.chunks(cut) {
+            if dec.push(piece).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        if !failed {
+            let _ = dec.finish();
+        }
+        if line_len + 6 > limit {
+            prop_assert!(failed, "a line past the limit is an error");
+        }
+    }
+}

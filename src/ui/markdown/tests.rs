@@ -637,3 +637,115 @@ fn ssr_renders_constructs() {
     );
     assert!(html.contains("md-code-lang\">text<"), "{html}");
 }
+
+/// Runs `f` on a thread with a 256 KiB stack (far less than a server's worker or a browser's).
+#[cfg(feature = "ssr")]
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("the thread overflowed its stack or panicked")
+}
+
+/// How deep the parsed tree nests (iteratively, so the check itself cannot overflow).
+fn tree_depth(blocks: &[Block]) -> usize {
+    enum Node<'a> {
+        B(&'a Block),
+        I(&'a Inline),
+    }
+    let mut stack: Vec<(Node<'_>, usize)> = blocks.iter().map(|b| (Node::B(b), 1)).collect();
+    let mut max = 0;
+    while let Some((node, d)) = stack.pop() {
+        max = max.max(d);
+        match node {
+            Node::B(Block::BlockQuote(bs)) => stack.extend(bs.iter().map(|b| (Node::B(b), d + 1))),
+            Node::B(Block::List { items, .. }) => {
+                for it in items {
+                    stack.extend(it.blocks.iter().map(|b| (Node::B(b), d + 2)));
+                }
+            }
+            Node::B(
+                Block::Paragraph(is) | Block::Plain(is) | Block::Heading { content: is, .. },
+            ) => stack.extend(is.iter().map(|i| (Node::I(i), d + 1))),
+            Node::I(Inline::Emphasis(is) | Inline::Strong(is) | Inline::Strikethrough(is))
+            | Node::I(Inline::Link { content: is, .. }) => {
+                stack.extend(is.iter().map(|i| (Node::I(i), d + 1)))
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Inputs that nest as deep as they are long: the tree stays within the bound, and the
+/// message renders to HTML on a 256 KiB stack (before the bound, 2,500 `>` killed the server).
+#[cfg(feature = "ssr")]
+#[test]
+fn deep_nesting_renders_flat_on_a_small_stack() {
+    let inputs: Vec<(&str, String)> = vec![
+        ("quotes", ">".repeat(100_000)),
+        ("quotes with text", format!("{} deep", "> ".repeat(20_000))),
+        ("list markers", "- ".repeat(50_000) + "x"),
+        ("numbered", "1. ".repeat(20_000) + "x"),
+        (
+            "indented lists",
+            (0..3_000)
+                .map(|i| format!("{}- x\n", "  ".repeat(i)))
+                .collect(),
+        ),
+        (
+            "brackets",
+            "[".repeat(10_000) + "x" + &"](https://e.com)".repeat(10_000),
+        ),
+        ("emphasis", "*".repeat(10_000) + "x" + &"*".repeat(10_000)),
+        ("strong", "**a ".repeat(5_000) + &" b**".repeat(5_000)),
+        ("strike", "~~a ".repeat(5_000) + &" b~~".repeat(5_000)),
+        ("images", "![".repeat(5_000) + "x" + &"](u)".repeat(5_000)),
+    ];
+    for (name, md) in inputs {
+        eprintln!("rendering {name}");
+        let (depth, html) = on_small_stack(move || {
+            let blocks = parse(&md);
+            (tree_depth(&blocks), render(&md))
+        });
+        assert!(depth <= 2 * MAX_NESTING + 4, "{name}: depth {depth}");
+        assert!(html.starts_with("<div class=\"md\">"), "{name}");
+    }
+}
+
+/// Within the bound, nesting is kept as it was.
+#[test]
+fn shallow_nesting_is_kept() {
+    let blocks = parse(&format!("{}x", "> ".repeat(10)));
+    assert_eq!(tree_depth(&blocks), 12);
+    let deep = parse(&format!("{}x", "> ".repeat(MAX_NESTING + 10)));
+    let mut text = String::new();
+    let mut b = &deep[0];
+    while let Block::BlockQuote(inner) = b {
+        b = &inner[0];
+    }
+    if let Block::Paragraph(is) = b {
+        plain_text(is, &mut text);
+    }
+    assert_eq!(text, "x", "the innermost text survives flattening");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Random runs of markdown punctuation, repeated to depths far past the bound, parse into a
+    /// bounded tree without panicking.
+    #[test]
+    fn punctuation_runs_never_nest_past_the_bound(
+        tokens in proptest::collection::vec(proptest::sample::select(vec![
+            ">", "> ", "- ", "* ", "1. ", "[", "]", "(", ")", "*", "_", "**", "~~", "`", "!", "<",
+            "\n", "  ", "|", "#", "x", "\\",
+        ]), 1..8),
+        repeat in 1usize..400,
+    ) {
+        let doc = tokens.concat().repeat(repeat);
+        let blocks = parse(&doc);
+        proptest::prop_assert!(tree_depth(&blocks) <= 2 * MAX_NESTING + 4);
+    }
+}

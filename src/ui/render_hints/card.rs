@@ -13,6 +13,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::json::{json_text, TEXT_BYTES, TEXT_DEPTH};
 use super::{as_object, kind_of, opt_str, req_str, scalar_text};
 
 /// Validated card props.
@@ -27,7 +28,7 @@ pub struct CardProps {
 fn value_text(v: &Value) -> String {
     match v {
         Value::Null => "—".into(),
-        Value::Array(_) | Value::Object(_) => v.to_string(),
+        Value::Array(_) | Value::Object(_) => json_text(v, false, TEXT_DEPTH, TEXT_BYTES),
         scalar => scalar_text(scalar).unwrap_or_default(),
     }
 }

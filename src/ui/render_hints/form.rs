@@ -29,6 +29,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
+use super::json::{json_text, TEXT_BYTES, TEXT_DEPTH};
 use super::{as_object, kind_of, opt_str, req_array, req_str};
 
 /// What a field holds, hence its input.
@@ -232,7 +233,9 @@ pub fn parse(props: &Value) -> Result<FormProps, String> {
 
 /// The registry entry.
 pub fn render(props: &Value) -> Result<AnyView, String> {
-    let prefix = format!("rh-form-{:08x}", fnv(props.to_string().as_bytes()));
+    // Bounded text: enough to tell forms apart, and no recursion on deep props.
+    let text = json_text(props, false, TEXT_DEPTH, 64 * 1024);
+    let prefix = format!("rh-form-{:08x}", fnv(text.as_bytes()));
     parse(props).map(|p| view(p, prefix))
 }
 
@@ -280,7 +283,7 @@ pub fn initial_raw(f: &FormField) -> String {
             .position(|o| o == d)
             .map(|i| i.to_string())
             .unwrap_or_default(),
-        (FieldKind::Json, d) => serde_json::to_string_pretty(d).unwrap_or_default(),
+        (FieldKind::Json, d) => json_text(d, true, TEXT_DEPTH, 64 * 1024),
         _ => String::new(),
     }
 }
@@ -515,7 +518,7 @@ fn field_view(
                 .map(|(j, o)| {
                     let text = match o {
                         Value::String(s) => s.clone(),
-                        other => other.to_string(),
+                        other => json_text(other, false, TEXT_DEPTH, TEXT_BYTES),
                     };
                     let value = j.to_string();
                     let selected = initial == value;

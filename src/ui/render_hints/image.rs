@@ -8,8 +8,14 @@
 //! ```
 //! Any other scheme (`http:`, `javascript:`, `data:text/html`, `data:image/svg+xml`, relative
 //! URLs…) or a URL with whitespace or control characters makes the props invalid, so the
-//! registry shows its text fallback instead. The `<img>` gets `referrerpolicy="no-referrer"` and
-//! lazy loading; if it fails to load in the browser, the alt text is shown as a placeholder.
+//! registry shows its text fallback instead.
+//!
+//! A remote (`https:`) image is not loaded until the user asks: agent output must not make the
+//! page fetch what it names (a tracking pixel tells its sender who reads the conversation,
+//! when, and from where). It shows as a placeholder with the alt text, the host and a "Load
+//! image" button; a click loads that one image. `data:` images carry their bytes and show at
+//! once. The `<img>` gets `referrerpolicy="no-referrer"` and lazy loading; if it fails to load
+//! in the browser, the alt text is shown as a placeholder.
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -78,13 +84,45 @@ pub fn render(props: &Value) -> Result<AnyView, String> {
     parse(props).map(view)
 }
 
+/// The host of an `https:` URL (without user info), or `None` for other (data:) URLs.
+pub fn remote_host(url: &str) -> Option<&str> {
+    let rest = url
+        .get(..8)?
+        .eq_ignore_ascii_case("https://")
+        .then(|| &url[8..])?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    Some(authority.rsplit('@').next().unwrap_or(authority))
+}
+
 /// The image built from validated props.
 pub fn view(p: ImageProps) -> AnyView {
+    // Remote images wait for the user; data: images need no fetch.
+    let allowed = RwSignal::new(remote_host(&p.url).is_none());
+    view_with(p, allowed)
+}
+
+/// [`view`] with the "Load image" decision in `allowed` (set by the button's click).
+pub(crate) fn view_with(p: ImageProps, allowed: RwSignal<bool>) -> AnyView {
     let failed = RwSignal::new(false);
     let ImageProps { url, alt, caption } = p;
+    let host = remote_host(&url).map(str::to_string);
     let placeholder = alt.clone();
     let image = move || {
-        if failed.get() {
+        if !allowed.get() {
+            let host = host.clone().unwrap_or_default();
+            let label = format!("Load image from {host}");
+            view! {
+                <div class="rh-image-blocked" role="group" aria-label=placeholder.clone()>
+                    <span class="rh-image-alt">{placeholder.clone()}</span>
+                    " "
+                    <span class="rh-image-host">{format!("(remote image from {host}, not loaded)")}</span>
+                    " "
+                    <button type="button" class="rh-image-load" aria-label=label
+                        on:click=move |_| allowed.set(true)>"Load image"</button>
+                </div>
+            }
+            .into_any()
+        } else if failed.get() {
             view! { <div class="rh-image-placeholder" role="img" aria-label=placeholder.clone()>{placeholder.clone()}</div> }
                 .into_any()
         } else {
@@ -140,6 +178,17 @@ mod tests {
             let e = check_url(url).unwrap_err();
             assert!(e.contains(msg), "{url}: {e}");
         }
+    }
+
+    #[test]
+    fn remote_hosts() {
+        assert_eq!(remote_host("https://x.test/a.png"), Some("x.test"));
+        assert_eq!(
+            remote_host("HTTPS://u:p@Cdn.x.test:8443?q"),
+            Some("Cdn.x.test:8443")
+        );
+        assert_eq!(remote_host("data:image/png;base64,AA=="), None);
+        assert_eq!(remote_host("é"), None);
     }
 
     #[test]

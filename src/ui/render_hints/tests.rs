@@ -264,14 +264,46 @@ fn ssr_image_rejects_javascript_urls() {
     assert!(!out.contains("<img"), "{out}");
     assert!(!out.contains("src="));
 
-    let ok = hint(
+    let data = hint(
         "image",
-        json!({"url": "https://example.com/a.png", "alt": "A cat"}),
+        json!({"url": "data:image/png;base64,iVBORw0KGgo=", "alt": "A cat"}),
     );
-    assert!(ok.contains("<img"), "{ok}");
-    assert!(ok.contains("src=\"https://example.com/a.png\""));
-    assert!(ok.contains("alt=\"A cat\""));
-    assert!(ok.contains("referrerpolicy=\"no-referrer\""));
+    assert!(data.contains("<img"), "{data}");
+    assert!(data.contains("src=\"data:image/png;base64,iVBORw0KGgo=\""));
+    assert!(data.contains("alt=\"A cat\""));
+    assert!(data.contains("referrerpolicy=\"no-referrer\""));
+}
+
+/// A remote image (from a render hint, or a tool call named `image`, which renders the same
+/// component) is not loaded: a placeholder names its host and offers a "Load image" button;
+/// once allowed, that image loads, without a referrer.
+#[test]
+fn ssr_remote_images_wait_for_the_user() {
+    let props = json!({"url": "https://tracker.example/p.png?u=1", "alt": "A cat"});
+    let out = hint("image", props.clone());
+    assert!(!out.contains("<img"), "{out}");
+    assert!(!out.contains("tracker.example/p.png"), "{out}");
+    assert!(out.contains("tracker.example"), "{out}");
+    assert!(out.contains(">Load image</button>"), "{out}");
+
+    let call = html(move || {
+        let mut call = crate::protocol::types::ToolCall::new("c1".into(), "image".into());
+        call.function.arguments = props.to_string();
+        view! { <crate::ui::tool_call::ToolCallCard call=Signal::stored(call)/> }
+    });
+    assert!(!call.contains("<img"), "{call}");
+    assert!(call.contains(">Load image</button>"), "{call}");
+
+    let loaded = html(|| {
+        let p = image::parse(&json!({"url": "https://x.example/a.png", "alt": "A cat"})).unwrap();
+        let allowed = RwSignal::new(false);
+        let view = image::view_with(p, allowed);
+        allowed.set(true);
+        view
+    });
+    assert!(loaded.contains("<img"), "{loaded}");
+    assert!(loaded.contains("src=\"https://x.example/a.png\""));
+    assert!(loaded.contains("referrerpolicy=\"no-referrer\""));
 }
 
 #[test]
@@ -384,4 +416,172 @@ fn ssr_json_view_collapses_deep_levels() {
 fn attribute_scanner_sees_event_handlers() {
     let names = attribute_names(r#"<p a="x onerror=y" b='>'><img src=x onerror=alert(1)></p>"#);
     assert_eq!(names, ["a", "b", "src", "onerror"]);
+}
+
+/// `{"k": [{"k": … 0 …}]}` nested `n` deep, built without recursion (`json!` would serialise
+/// the inner value again at every level).
+fn deep(n: usize) -> Value {
+    let mut v = json!(0);
+    for i in 0..n {
+        v = if i % 2 == 0 {
+            Value::Object(std::iter::once(("k".to_string(), v)).collect())
+        } else {
+            Value::Array(vec![v])
+        };
+    }
+    v
+}
+
+/// Server-renders on a 256 KiB stack, then leaks the reactive owner: it holds the deep value,
+/// and serde_json's drop recurses once per level (the test's own copies are dismantled with
+/// `drop_iteratively`). What is tested is that rendering never recurses per level.
+fn html_on_small_stack<V: IntoView + 'static>(f: impl FnOnce() -> V + Send + 'static) -> String {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let owner = Owner::new();
+            let out = owner.with(|| f().into_view().to_html());
+            std::mem::forget(owner);
+            out
+        })
+        .unwrap()
+        .join()
+        .expect("rendering overflowed the stack or panicked")
+}
+
+#[test]
+fn deep_json_renders_through_every_json_view_on_a_small_stack() {
+    let out = html_on_small_stack(|| {
+        let v = deep(10_000);
+        view! { <JsonView value=Signal::stored(v) collapsed_depth=3/> }
+    });
+    assert!(out.contains("json-deep"), "past the tree's depth, text");
+    assert!(
+        out.contains("{…}") || out.contains("[…]"),
+        "the text is bounded too"
+    );
+    assert!(out.len() < 200_000, "{}", out.len());
+    let out = html_on_small_stack(|| {
+        let state = Signal::stored(deep(10_000));
+        view! { <crate::ui::state_panel::StatePanel state on_save=Callback::new(|_| ())/> }
+    });
+    assert!(out.contains("json-deep"), "the state tree is bounded");
+    // Tool-call arguments too deep to parse safely are shown as text.
+    for args in ["[".repeat(10_000), "[".repeat(120) + &"]".repeat(120)] {
+        let out = html_on_small_stack(move || {
+            let mut call = crate::protocol::types::ToolCall::new("c".into(), "t".into());
+            call.function.arguments = args;
+            view! { <crate::ui::tool_call::ToolCallCard call=Signal::stored(call)/> }
+        });
+        assert!(out.contains("tool-args") && out.contains("[[[["));
+    }
+    assert!(json::nesting_within(r#"{"a": "[[[[", "b": [{}]}"#, 3));
+    assert!(json::nesting_within(r#"{"a": "\"[[", "b": [{}]}"#, 3));
+    assert!(!json::nesting_within(r#"{"a": "\"", "b": [{}]}"#, 2));
+    // The registry's fallback, and registered components given deep props or deep fields.
+    // `json!` would serialise a deep value given to it, recursively: put it in place instead.
+    let with = |template: Value, pointer: &str| -> Value {
+        let mut t = template;
+        *t.pointer_mut(pointer).unwrap() = deep(10_000);
+        t
+    };
+    for (component, props) in [
+        ("no-such-component", deep(10_000)),
+        (
+            "card",
+            with(json!({"title": "t", "fields": {"d": 0}}), "/fields/d"),
+        ),
+        ("card", deep(10_000)),
+        (
+            "table",
+            with(json!({"columns": ["a"], "rows": [[0]]}), "/rows/0/0"),
+        ),
+        (
+            "form",
+            with(
+                json!({"title": "t", "fields": [{"name": "a", "type": "json", "default": 0}]}),
+                "/fields/0/default",
+            ),
+        ),
+        (
+            "form",
+            with(
+                json!({"fields": [{"name": "a", "type": "enum", "options": [0]}]}),
+                "/fields/0/options/0",
+            ),
+        ),
+        ("checklist", with(json!({"items": [0]}), "/items/0")),
+        (
+            "chart",
+            with(
+                json!({"type": "bar", "labels": ["a"], "series": [0]}),
+                "/series/0",
+            ),
+        ),
+        ("code", with(json!({"code": 0}), "/code")),
+        ("image", with(json!({"url": 0, "alt": "a"}), "/url")),
+    ] {
+        let out = html_on_small_stack(move || {
+            let component = component.to_string();
+            view! { <RenderHint component=component props=Signal::stored(props)/> }
+        });
+        assert!(out.contains("render-hint"), "{component}");
+    }
+}
+
+#[test]
+fn json_text_is_serde_json_within_bounds_and_bounded_past_them() {
+    let v = json!({"a": [1, {"b": null, "c": "é\n\""}], "e": {}, "f": [], "g": 1.5});
+    assert_eq!(json::json_text(&v, false, 64, 1 << 20), v.to_string());
+    assert_eq!(
+        json::json_text(&v, true, 64, 1 << 20),
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+    assert_eq!(
+        json::json_text(&v, false, 1, 1 << 20),
+        r#"{"a":[…],"e":{},"f":[],"g":1.5}"#
+    );
+    assert_eq!(json::json_text(&json!("ééé"), false, 64, 4), "\"é…");
+    let text = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let v = deep(100_000);
+            let t = json::json_text(&v, true, usize::MAX, 1 << 20);
+            crate::protocol::limits::drop_iteratively(v);
+            t
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(text.len() <= (1 << 20) + 3 && text.ends_with('…'));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// Bounded text of any value within the bounds is exactly serde_json's (compact and pretty).
+    #[test]
+    fn json_text_matches_serde_json(v in arb_json()) {
+        proptest::prop_assert_eq!(json::json_text(&v, false, 64, 1 << 20), v.to_string());
+        proptest::prop_assert_eq!(
+            json::json_text(&v, true, 64, 1 << 20),
+            serde_json::to_string_pretty(&v).unwrap()
+        );
+    }
+}
+
+fn arb_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<String>().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 48, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec((any::<String>(), inner), 0..5)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
 }

@@ -291,6 +291,13 @@ impl ProxyAgent {
 
     /// A fatal pipeline error or a second run ends ours with a protocol error.
     fn check(&self, pipeline: &Pipeline, relay: &Relay) -> Result<(), AgentError> {
+        // An event the reducer refused (state past the limits) keeps its stable code.
+        if let (Some(e), Some(code)) = (pipeline.error(), pipeline.error_code()) {
+            return Err(AgentError::failed(
+                code,
+                format!("the foreign agent at {}: {e}", self.host()),
+            ));
+        }
         let error = pipeline
             .error()
             .map(str::to_string)

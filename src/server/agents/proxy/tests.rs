@@ -92,3 +92,27 @@ fn a_missing_header_variable_stops_startup() {
     .expect("refused");
     assert!(e.contains("AGUI_PROXY_TEST_SURELY_UNSET"), "{e}");
 }
+
+/// A foreign state the reducer refuses (past the limits) ends our run with `STATE_LIMIT`, not
+/// with a protocol error.
+#[test]
+fn a_refused_foreign_state_ends_the_run_with_state_limit() {
+    let agent = ProxyAgent::from_spec("f=http://127.0.0.1:1/agent").unwrap();
+    let mut pipeline = Pipeline::new(PipelineOptions::default());
+    let snapshot =
+        serde_json::json!({"type": "STATE_SNAPSHOT", "snapshot": {"s": "x".repeat(5 << 20)}});
+    pipeline.push_bytes(
+        format!("data: {{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n\ndata: {snapshot}\n\n")
+            .as_bytes(),
+    );
+    match agent.check(&pipeline, &Relay::default()) {
+        Err(AgentError::Failed { code, message }) => {
+            assert_eq!(code, "STATE_LIMIT");
+            assert!(
+                message.contains("too large (over 4194304 bytes)"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

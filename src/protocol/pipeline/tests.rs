@@ -1,0 +1,110 @@
+//! Tests of the pipeline's handling of events the reducer refuses.
+
+use super::*;
+use crate::protocol::reduce::STATE_LIMIT;
+
+fn sse(events: &[serde_json::Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| format!("data: {e}\n\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// A `STATE_DELTA` copy bomb ends the stream with the fatal `STATE_LIMIT` error: the event is
+/// not delivered, nothing after it is, and the state is as before it.
+#[test]
+fn a_state_bomb_is_fatal_with_a_stable_code() {
+    use serde_json::json;
+    let bomb: Vec<Value> = (0..40)
+        .map(|i| json!({"op": "copy", "from": "", "path": format!("/n{i}")}))
+        .collect();
+    let mut p = Pipeline::new(PipelineOptions::default());
+    let delivered = p.push_bytes(&sse(&[
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"s": "x".repeat(100)}}),
+        json!({"type": "STATE_DELTA", "delta": bomb}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ]));
+    let types: Vec<&str> = delivered.iter().map(|d| d.event.type_name()).collect();
+    assert_eq!(types, ["RUN_STARTED", "STATE_SNAPSHOT"]);
+    assert_eq!(p.outcome(), StreamOutcome::Failed);
+    assert_eq!(p.error_code(), Some(STATE_LIMIT));
+    assert_eq!(
+        p.error(),
+        Some("STATE_DELTA refused: the state would be too large (over 4194304 bytes)")
+    );
+    assert_eq!(p.conversation.state, json!({"s": "x".repeat(100)}));
+    // A protocol error has no code.
+    let mut p = Pipeline::new(PipelineOptions::default());
+    p.push_bytes(b"data: {\n\n");
+    assert_eq!((p.outcome(), p.error_code()), (StreamOutcome::Failed, None));
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<String>().prop_map(Value::String),
+            Just(json!("user")),
+            Just(json!("t")),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec![
+                            "threadId",
+                            "runId",
+                            "messages",
+                            "state",
+                            "tools",
+                            "context",
+                            "forwardedProps",
+                            "id",
+                            "role",
+                            "content",
+                            "resume",
+                            "parentRunId",
+                            "type",
+                            "x",
+                        ]),
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| Value::Object(
+                    kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Arbitrary JSON, shaped like a request or not, never panics `RunAgentInput`
+        /// parsing; what parses starts a pipeline.
+        #[test]
+        fn run_agent_input_parsing_never_panics(v in arb_json(), depth in 0usize..100) {
+            let mut v = v;
+            if let Value::Object(o) = &mut v {
+                let mut deep = json!({});
+                for _ in 0..depth {
+                    deep = json!({ "k": deep });
+                }
+                o.insert("state".into(), deep);
+            }
+            if let Ok(input) = serde_json::from_value::<RunAgentInput>(v) {
+                let _ = Pipeline::for_input(&input, PipelineOptions::default());
+            }
+        }
+    }
+}
