@@ -2,6 +2,7 @@
 //! is allocated for it: ids, message count and the size and depth of its state. Every bound is a
 //! flag (`agui-studio --help`); each refusal is a 4xx JSON error naming the limit.
 
+use crate::protocol::limits::{check_json, JsonLimits, LimitError};
 use crate::protocol::types::{Message, RunAgentInput};
 
 use super::config::ServeArgs;
@@ -52,6 +53,14 @@ impl Limits {
         }
     }
 
+    /// The bounds of a thread's shared state (in requests and after an agent's patches).
+    pub fn state(&self) -> JsonLimits {
+        JsonLimits {
+            max_depth: self.max_json_depth,
+            max_bytes: self.max_state_bytes,
+        }
+    }
+
     /// A thread or run id: it names rows, URLs (`/api/runs/{id}`) and is copied into events, so
     /// it is short and made of URL-safe characters.
     pub fn check_key(&self, what: &str, id: &str) -> Result<(), ApiError> {
@@ -95,6 +104,18 @@ impl Limits {
         if let Some(p) = &input.parent_run_id {
             self.check_key("parentRunId", p)?;
         }
+        let refuse = |what: &str, e: LimitError| match e {
+            LimitError::TooDeep { .. } => ApiError::TooDeep(format!("{what} is {e}")),
+            LimitError::TooLarge { .. } => ApiError::TooLarge(format!("{what} is {e}")),
+        };
+        check_json(&input.state, &self.state()).map_err(|e| refuse("state", e))?;
+        // Forwarded props go to agents as they are: as deep as state may be, and no larger
+        // than the body limit already made them.
+        let props = JsonLimits {
+            max_bytes: usize::MAX,
+            ..self.state()
+        };
+        check_json(&input.forwarded_props, &props).map_err(|e| refuse("forwardedProps", e))?;
         if input.messages.len() > self.max_messages {
             return Err(ApiError::TooLarge(format!(
                 "{} messages; the limit is {} per request",
@@ -127,6 +148,27 @@ fn is_key_char(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_state_past_the_limits_is_refused() {
+        let l = Limits {
+            max_state_bytes: 100,
+            max_json_depth: 8,
+            ..Limits::default()
+        };
+        let mut input: RunAgentInput = serde_json::from_value(serde_json::json!({
+            "threadId": "t", "runId": "r", "messages": [], "state": {"a": "x"}
+        }))
+        .unwrap();
+        assert!(l.check_run_input(&input).is_ok());
+        input.state = serde_json::json!({ "a": "x".repeat(200) });
+        assert!(matches!(l.check_run_input(&input), Err(ApiError::TooLarge(_))));
+        input.state = serde_json::json!([[[[[[[[[[1]]]]]]]]]]);
+        assert!(matches!(l.check_run_input(&input), Err(ApiError::TooDeep(_))));
+        input.state = serde_json::json!({});
+        input.forwarded_props = serde_json::json!([[[[[[[[[[1]]]]]]]]]]);
+        assert!(matches!(l.check_run_input(&input), Err(ApiError::TooDeep(_))));
+    }
 
     #[test]
     fn keys_are_short_and_url_safe() {

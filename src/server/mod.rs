@@ -96,6 +96,7 @@ impl ServerConfig {
             approval_timeout: self.approval_timeout,
             token_delay: self.token_delay,
             max_run_events: self.limits.max_run_events,
+            state_limits: self.limits.state(),
             upstream: self.upstream,
             llm_image_schemes: self.llm_image_schemes.clone(),
         }

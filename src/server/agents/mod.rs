@@ -92,6 +92,8 @@ pub struct RunSettings {
     pub token_delay: Duration,
     /// Most events the run may produce (`RUN_ERROR` `EVENT_LIMIT` past it).
     pub max_run_events: u64,
+    /// Bounds of the thread's shared state (`--max-state-bytes`, `--max-json-depth`).
+    pub state_limits: crate::protocol::limits::JsonLimits,
     /// What one proxied or model response may send (`--max-upstream-bytes`/`-events`).
     pub upstream: upstream::UpstreamLimits,
     /// URL schemes of media parts forwarded to a model (`--llm-image-schemes`), lower case.
@@ -104,6 +106,7 @@ impl Default for RunSettings {
             approval_timeout: Duration::from_secs(300),
             token_delay: Duration::from_millis(12),
             max_run_events: 1_000_000,
+            state_limits: crate::protocol::limits::JsonLimits::default(),
             upstream: upstream::UpstreamLimits::default(),
             llm_image_schemes: DEFAULT_LLM_IMAGE_SCHEMES
                 .iter()

@@ -66,6 +66,7 @@ impl Runs {
         let conv = threads
             .entry(input.thread_id.clone())
             .or_insert_with(|| history.map(conversation_of).unwrap_or_default());
+        conv.state_limits = self.limits.state();
         if let Some(r) = replaced {
             conv.forget_run(&r.run_id, &r.produced);
         }

@@ -191,6 +191,7 @@ impl ProxyAgent {
 
     async fn relay(&self, ctx: &mut RunContext, response: Response) -> Result<RunEnd, AgentError> {
         let mut pipeline = Pipeline::for_input(&ctx.input, PipelineOptions::default());
+        pipeline.conversation.state_limits = ctx.settings.state_limits;
         let end = self.pump(ctx, &mut pipeline, response).await;
         // Each distinct warning once, with a count: a legacy agent warns on every event.
         let mut counts = std::collections::BTreeMap::<&str, usize>::new();
