@@ -185,11 +185,12 @@ async fn interrupt_then_resume_approve_reject_and_edit() {
         ),
     ] {
         let thread = format!("t-int-{n}");
-        let (_, p) = run(addr, &input(&thread, "r1", "interrupt", "interrupt")).await;
+        // Run ids are unique across threads.
+        let (_, p) = run(addr, &input(&thread, &format!("r1-{n}"), "interrupt", "interrupt")).await;
         let interrupts = p.conversation.pending_interrupts.clone();
         assert_eq!(interrupts.len(), 1);
         assert!(interrupts[0].response_schema.is_some());
-        let second = json!({"threadId": thread, "runId": "r2",
+        let second = json!({"threadId": thread, "runId": format!("r2-{n}"),
             "messages": p.conversation.messages_json(),
             "forwardedProps": {"scenario": "interrupt"},
             "resume": [{"interruptId": interrupts[0].id, "status": "resolved", "payload": payload}]});
