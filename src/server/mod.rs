@@ -48,6 +48,9 @@ pub struct ServerConfig {
     pub keep_alive: Duration,
     pub approval_timeout: Duration,
     pub token_delay: Duration,
+    /// Request bodies being read and parsed at once, in KiB (twice the body limit).
+    pub body_budget: Arc<tokio::sync::Semaphore>,
+    pub body_budget_kib: u32,
     /// What one request, run or user may claim.
     pub limits: limits::Limits,
     /// Time to receive a request's headers (and an idle keep-alive connection's next request).
@@ -63,6 +66,10 @@ pub struct ServerConfig {
     pub llm_image_schemes: Arc<[String]>,
 }
 
+fn body_budget_kib(body_limit: usize) -> u32 {
+    u32::try_from(body_limit.saturating_mul(2).div_ceil(1024).max(1)).unwrap_or(u32::MAX >> 4)
+}
+
 impl ServerConfig {
     pub fn from_args(args: &ServeArgs) -> Self {
         ServerConfig {
@@ -72,6 +79,8 @@ impl ServerConfig {
             keep_alive: Duration::from_secs(args.keep_alive.max(1)),
             approval_timeout: Duration::from_secs(args.approval_timeout),
             token_delay: Duration::from_millis(args.demo_delay_ms),
+            body_budget: Arc::new(tokio::sync::Semaphore::new(body_budget_kib(args.body_limit) as usize)),
+            body_budget_kib: body_budget_kib(args.body_limit),
             limits: limits::Limits::from_args(args),
             header_timeout: Duration::from_secs(args.header_timeout.max(1)),
             body_timeout: Duration::from_secs(args.body_timeout.max(1)),

@@ -61,6 +61,19 @@ pub async fn read_json(
     if declared.is_some_and(|n| n > limit) {
         return Err(ApiError::PayloadTooLarge(limit));
     }
+    // Bodies being read and parsed share a budget of twice the body limit (in KiB): a parsed
+    // JSON value takes several times the bytes it came from, so many large bodies at once
+    // would otherwise multiply memory. Past the budget, requests wait their turn.
+    let kib = declared.unwrap_or(limit).min(limit).div_ceil(1024).max(1);
+    let permits = u32::try_from(kib)
+        .unwrap_or(u32::MAX)
+        .min(state.config.body_budget_kib);
+    let _permit = state
+        .config
+        .body_budget
+        .acquire_many(permits)
+        .await
+        .map_err(|_| ApiError::Internal("the body budget is closed".into()))?;
     let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
         if is_timeout(&e) {
             ApiError::BodyTimeout
@@ -68,7 +81,10 @@ pub async fn read_json(
             ApiError::PayloadTooLarge(limit)
         }
     })?;
-    serde_json::from_slice(&bytes)
+    // Parsing is CPU work: off the async workers.
+    tokio::task::spawn_blocking(move || serde_json::from_slice::<Value>(&bytes))
+        .await
+        .map_err(|e| ApiError::Internal(format!("parsing the body failed: {e}")))?
         .map_err(|e| ApiError::BadRequest(format!("the body is not valid JSON: {e}")))
 }
 
