@@ -309,3 +309,49 @@ async fn retention_deletes_old_runs_events_and_untouched_threads() {
     assert!(!store.events_after("r9", 0, 100).await.unwrap().is_empty());
     assert_eq!(store.thread("t4").await.unwrap().unwrap().messages.len(), 4);
 }
+
+#[tokio::test]
+async fn a_run_on_a_database_locked_by_another_writer_ends_with_storage_failed() {
+    use crate::protocol::event::EventKind;
+    use sqlx::Connection;
+    let dir = std::env::temp_dir().join(format!("agui-locked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("locked.db");
+    let path = path.to_str().unwrap();
+    let store = Store::open(path).await.unwrap();
+    let runs = Runs::with_store(store.clone());
+    // Another program holds the database's write lock for longer than the busy timeout.
+    let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
+        .await
+        .unwrap();
+    let mut s = settings();
+    s.token_delay = std::time::Duration::from_millis(1);
+    let agent = Arc::new(crate::server::agents::demo::DemoAgent);
+    let mut started = runs
+        .start(agent, run_on("t1", "r1", "long 1000000"), s)
+        .await
+        .unwrap();
+    started.events.next().await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let mut last = None;
+    while let Some(f) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), started.events.next())
+            .await
+            .expect("the reader ends")
+    {
+        last = Some(f.event().kind.clone());
+    }
+    match last {
+        Some(EventKind::RunError { code, .. }) => {
+            assert_eq!(code.as_deref(), Some("STORAGE_FAILED"))
+        }
+        other => panic!("ended with {other:?}"),
+    }
+    sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+    settle(&runs).await;
+    drop(other);
+    let _ = std::fs::remove_dir_all(&dir);
+}
