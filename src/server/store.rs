@@ -42,6 +42,7 @@ enum Op {
         thread_id: String,
         run_id: String,
         agent_id: String,
+        owner: String,
         at: i64,
         title: String,
         input: String,
@@ -150,12 +151,14 @@ impl Store {
         input: &RunAgentInput,
         messages: &[Message],
         agent_id: &str,
+        owner: &str,
         at: i64,
     ) {
         self.send(Op::RunStarted {
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             agent_id: agent_id.to_string(),
+            owner: owner.to_string(),
             at,
             title: title_of(messages),
             input: serde_json::to_string(input).unwrap_or_default(),
@@ -207,12 +210,13 @@ impl Store {
         .await;
     }
 
-    /// Every thread, most recently updated first.
-    pub async fn threads(&self) -> Result<Vec<ThreadSummary>, sqlx::Error> {
+    /// Every thread of `owner`, most recently updated first.
+    pub async fn threads(&self, owner: &str) -> Result<Vec<ThreadSummary>, sqlx::Error> {
         let rows = sqlx::query(
             "SELECT id, title, agent_id, created_at, updated_at, messages FROM threads \
-             ORDER BY updated_at DESC, id",
+             WHERE owner = ? ORDER BY updated_at DESC, id",
         )
+        .bind(owner)
         .fetch_all(&self.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
@@ -232,6 +236,22 @@ impl Store {
             });
         }
         Ok(out)
+    }
+
+    /// Who owns a thread (None: no such thread).
+    pub async fn thread_owner(&self, id: &str) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query_scalar("SELECT owner FROM threads WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+    }
+
+    /// Who owns a run (None: no such run).
+    pub async fn run_owner(&self, run_id: &str) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query_scalar("SELECT owner FROM runs WHERE id = ?")
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await
     }
 
     /// One thread as stored (its messages and state as of its last run start or end).

@@ -22,7 +22,18 @@ use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
 use crate::ui::threads::{initial_threads, InitialThreads, ThreadList, ThreadRecord, ThreadStore};
 
 /// The HTML document the server renders around the app.
+///
+/// Every inline script carries the response's CSP nonce: the server's security-headers layer
+/// makes it and names it in the `Content-Security-Policy` header, and it is provided here so
+/// that Leptos's own scripts (hydration, resolved resources) carry the same one.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(nonce) = use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<leptos::nonce::Nonce>().cloned())
+    {
+        provide_context(nonce);
+    }
+    let nonce = leptos::nonce::use_nonce();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -31,7 +42,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
-                <script>{THEME_BOOT_SCRIPT}</script>
+                <script nonce=nonce>{THEME_BOOT_SCRIPT}</script>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>

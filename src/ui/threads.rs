@@ -26,11 +26,14 @@ pub struct InitialThreads {
     /// The `?thread=` of the URL, whether or not the server knows it.
     pub requested: Option<String>,
     pub current: Option<ThreadView>,
+    /// Whether the server asks who you are (then the page offers "Sign out").
+    #[serde(default)]
+    pub signed_in: bool,
 }
 
-/// The stored threads and the one named by `requested`. Under SSR they come from the
-/// `AppState` in context (nothing without it, e.g. in unit tests); the browser reads them from
-/// the server-rendered page.
+/// The stored threads and the one named by `requested`, of the user the request is from. Under
+/// SSR they come from the `AppState` in context and the user from the request (nothing without
+/// either: e.g. in unit tests); the browser reads them from the server-rendered page.
 // Not an `async fn`: under SSR the context must be read when the resource is created, not
 // when the future is first polled.
 #[allow(clippy::manual_async_fn)]
@@ -39,22 +42,27 @@ pub fn initial_threads(
 ) -> impl std::future::Future<Output = InitialThreads> + Send + 'static {
     #[cfg(feature = "ssr")]
     let state = use_context::<crate::server::AppState>();
+    // Set by the server's authentication layer; without it, nothing is shown.
+    #[cfg(feature = "ssr")]
+    let user = use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<crate::server::auth::User>().cloned());
     async move {
         #[cfg(feature = "ssr")]
-        if let Some(state) = state {
+        if let (Some(state), Some(user)) = (state, user) {
             use crate::server::threads::{thread_list, thread_view};
-            let list = thread_list(&state)
+            let list = thread_list(&state, &user)
                 .await
                 .map(|l| l.threads)
                 .unwrap_or_default();
             let current = match &requested {
-                Some(id) => thread_view(&state, id).await.ok().flatten(),
+                Some(id) => thread_view(&state, id, &user).await.ok().flatten(),
                 None => None,
             };
             return InitialThreads {
                 list,
                 requested,
                 current,
+                signed_in: state.auth.enabled(),
             };
         }
         InitialThreads {

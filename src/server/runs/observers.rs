@@ -2,6 +2,7 @@
 //! from `Last-Event-ID` out of the newest events, or resynchronised from snapshots.
 
 use super::*;
+use crate::server::auth::User;
 
 /// One event as observers see it.
 #[derive(Debug)]
@@ -9,6 +10,8 @@ pub struct Observed {
     pub seq: u64,
     pub thread_id: String,
     pub run_id: String,
+    /// The run's owner: only they observe it.
+    pub owner: User,
     pub json: Arc<str>,
 }
 
@@ -43,10 +46,18 @@ impl Runs {
     /// For resynchronising an observer: the sequence number of the last event sent to the hub
     /// and a copy of the conversations (of `thread_id` only, or of every thread), taken
     /// atomically, so they reflect exactly the events numbered up to that sequence number.
-    pub fn observer_snapshot(&self, thread_id: Option<&str>) -> (u64, Vec<(String, Conversation)>) {
+    /// With `owner`, only that user's threads.
+    pub fn observer_snapshot(
+        &self,
+        thread_id: Option<&str>,
+        owner: Option<&User>,
+    ) -> (u64, Vec<(String, Conversation)>) {
         let threads = self.threads.lock().unwrap();
         let seq = self.seq.load(Ordering::Relaxed);
+        let owners = self.owners.lock().unwrap();
+        let visible = |t: &str| owner.is_none_or(|o| owners.get(t) == Some(o));
         let convs = match thread_id {
+            Some(t) if !visible(t) => Vec::new(),
             Some(t) => threads
                 .get(t)
                 .map(|c| vec![(t.to_string(), c.clone())])
@@ -54,6 +65,7 @@ impl Runs {
             None => {
                 let mut v: Vec<_> = threads
                     .iter()
+                    .filter(|(k, _)| visible(k))
                     .map(|(k, c)| (k.clone(), c.clone()))
                     .collect();
                 v.sort_by(|a, b| a.0.cmp(&b.0));
@@ -72,6 +84,7 @@ impl Runs {
         &self,
         thread_id: &str,
         run_id: &str,
+        owner: &User,
         event: &Event,
         json: Arc<str>,
         chunks: &mut ChunkExpander,
@@ -98,6 +111,7 @@ impl Runs {
             seq,
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),
+            owner: owner.clone(),
             json,
         });
         {

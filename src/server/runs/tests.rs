@@ -150,7 +150,7 @@ async fn recovery_keeps_the_messages_a_run_was_not_sent() {
     let mut thread = first.clone();
     thread.push(window.messages[1].clone());
     // As `Runs::start` records it; then two events, and the process dies.
-    store.run_started(&window, &thread, "demo", 1).await;
+    store.run_started(&window, &thread, "demo", "", 1).await;
     for (seq, e) in [
         r#"{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}"#,
         r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"0 "}"#,

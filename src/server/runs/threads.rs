@@ -104,9 +104,12 @@ impl Runs {
             .map(|t| (recency.get(t).copied().unwrap_or(0), t.clone()))
             .collect();
         idle.sort_unstable();
+        let mut owners = self.owners.lock().unwrap();
         for (_, t) in idle.into_iter().take(excess) {
             threads.remove(&t);
             recency.remove(&t);
+            // The database keeps the owner of a thread that leaves memory.
+            owners.remove(&t);
         }
     }
 }
