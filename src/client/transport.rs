@@ -3,11 +3,18 @@
 //! run's event stream to resume it after `Last-Event-ID`. No `EventSource` (it cannot POST, and
 //! it reconnects on its own terms). An `AbortController` cancels the request, which ends the
 //! server's run unless the run was detached.
+//!
+//! Cookies go only to this page's own server (`credentials: same-origin`, which signs the UI's
+//! own calls in); a request to any other URL carries none (`credentials: omit`), and only the
+//! headers its caller gives it.
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+use web_sys::{
+    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
+    Response,
+};
 
 /// Why a run's request failed before or while streaming.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +74,11 @@ async fn send(
     let init = RequestInit::new();
     init.set_method(method);
     init.set_headers(&h);
+    init.set_credentials(if is_same_origin(url) {
+        RequestCredentials::SameOrigin
+    } else {
+        RequestCredentials::Omit
+    });
     if let Some(body) = body {
         init.set_body(&JsValue::from_str(body));
     }

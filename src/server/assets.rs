@@ -25,6 +25,12 @@ pub fn has_site() -> bool {
     Site::iter().next().is_some()
 }
 
+/// Whether `path` (from the URL, with its leading `/`) is one of the site's static files.
+pub fn is_asset(path: &str) -> bool {
+    let path = path.trim_start_matches('/');
+    !path.is_empty() && Site::get(path).is_some()
+}
+
 /// Serve an embedded file, or render the app (whose router shows "not found").
 pub async fn static_or_not_found(
     axum::extract::State(options): axum::extract::State<LeptosOptions>,

@@ -22,6 +22,10 @@ pub struct Cli {
 pub enum Command {
     /// Serve the web UI and the AG-UI endpoints (the default).
     Serve(ServeArgs),
+    /// Print a `--users` file line for NAME: `NAME:sha256:HEX` of the token read from standard
+    /// input (its first line), or of a fresh random token with `--generate` (printed on
+    /// standard error, to hand to the user; it is not stored anywhere).
+    HashToken(HashTokenArgs),
     /// Run a recorded AG-UI stream through the full client pipeline and print a JSON report.
     ///
     /// The input may be raw SSE, JSON Lines (one event per line), a JSON array of events, or a
@@ -36,8 +40,9 @@ pub struct ServeArgs {
     #[arg(long, env = "AGUI_ADDR", value_name = "HOST:PORT")]
     pub addr: Option<SocketAddr>,
 
-    /// Require `Authorization: Bearer <TOKEN>` on every API endpoint (the page and /healthz
-    /// stay open). Unset: no authentication.
+    /// Require this token on everything but /healthz and the static files: API clients send
+    /// `Authorization: Bearer <TOKEN>`, browsers sign in once with it (a session cookie). One
+    /// user, named `default`. Unset (and no --users): no authentication.
     #[arg(
         long,
         env = "AGUI_AUTH_TOKEN",
@@ -222,6 +227,43 @@ pub struct ServeArgs {
         value_name = "LIST"
     )]
     pub llm_image_schemes: Vec<String>,
+    /// Users, one per line: `NAME:sha256:HEX` (the SHA-256 of their token; `#` comments).
+    /// Make a line with `agui-studio hash-token NAME`. Each user sees only their own threads,
+    /// runs, observer events and approvals.
+    #[arg(long, env = "AGUI_USERS", value_name = "FILE")]
+    pub users: Option<PathBuf>,
+
+    /// A `Host` this server answers for besides the bound address, `localhost`, `127.0.0.1`
+    /// and `[::1]` (others get 421, which stops DNS rebinding). Repeatable or comma-separated;
+    /// `NAME` allows any port, `NAME:PORT` one; `*` turns the check off. A server reached by
+    /// a public name or a LAN address needs it.
+    #[arg(
+        long = "allowed-host",
+        env = "AGUI_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_name = "HOST"
+    )]
+    pub allowed_hosts: Vec<String>,
+
+    /// The page's CSP `frame-ancestors`: who may frame it (`'none'`: nobody; e.g. `'self'
+    /// https://portal.example`).
+    #[arg(
+        long,
+        env = "AGUI_FRAME_ANCESTORS",
+        default_value = "'none'",
+        value_name = "SOURCES"
+    )]
+    pub frame_ancestors: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HashTokenArgs {
+    /// The user's name (letters, digits and `-_.@+`).
+    pub name: String,
+
+    /// Make a random token instead of reading one.
+    #[arg(long)]
+    pub generate: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -14,6 +14,12 @@ pub enum ApiError {
     Unprocessable(String),
     /// 401: missing or wrong bearer token.
     Unauthorized,
+    /// 403: a state-changing request from a foreign origin.
+    ForbiddenOrigin,
+    /// 415: a state-changing request whose body is not `application/json`.
+    UnsupportedMediaType,
+    /// 421: the `Host` names no host this server answers for.
+    MisdirectedRequest,
     /// 404: no such agent, run or pending tool call.
     NotFound(String),
     /// 409: the request conflicts with a run in progress.
@@ -51,6 +57,21 @@ impl ApiError {
                 StatusCode::UNAUTHORIZED,
                 "unauthorized",
                 "a valid 'Authorization: Bearer <token>' header is required".into(),
+            ),
+            ApiError::ForbiddenOrigin => (
+                StatusCode::FORBIDDEN,
+                "forbidden_origin",
+                "cross-site requests may not change anything here".into(),
+            ),
+            ApiError::UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "the body must be 'Content-Type: application/json'".into(),
+            ),
+            ApiError::MisdirectedRequest => (
+                StatusCode::MISDIRECTED_REQUEST,
+                "misdirected_request",
+                "this server does not answer for that Host (see --allowed-host)".into(),
             ),
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, "not_found", m.clone()),
             ApiError::Conflict(m) => (StatusCode::CONFLICT, "conflict", m.clone()),

@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod assets;
+pub mod auth;
 pub mod config;
 pub mod dialect000;
 pub mod error;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub agents: AgentRegistry,
     pub runs: Arc<Runs>,
     pub config: Arc<ServerConfig>,
+    /// Accounts and browser sessions.
+    pub auth: Arc<auth::Auth>,
 }
 
 /// The server's settings, resolved from flags and environment.
@@ -64,6 +67,12 @@ pub struct ServerConfig {
     pub upstream: agents::upstream::UpstreamLimits,
     /// Lower case, without blanks.
     pub llm_image_schemes: Arc<[String]>,
+    /// The address the server listens on (its `Host` is always accepted).
+    pub addr: Option<std::net::SocketAddr>,
+    /// `--allowed-host`.
+    pub allowed_hosts: Vec<String>,
+    /// CSP `frame-ancestors`.
+    pub frame_ancestors: String,
 }
 
 fn body_budget_kib(body_limit: usize) -> u32 {
@@ -97,6 +106,14 @@ impl ServerConfig {
                 .map(|s| s.trim().trim_end_matches(':').to_ascii_lowercase())
                 .filter(|s| !s.is_empty())
                 .collect(),
+            addr: args.addr,
+            allowed_hosts: args
+                .allowed_hosts
+                .iter()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+                .collect(),
+            frame_ancestors: args.frame_ancestors.trim().to_string(),
         }
     }
 
@@ -130,6 +147,14 @@ impl AppState {
         for spec in args.proxy.iter().filter(|s| !s.trim().is_empty()) {
             agents.insert(Arc::new(agents::proxy::ProxyAgent::from_spec(spec)?));
         }
+        let users = match &args.users {
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read the users file '{}': {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let auth = auth::Auth::new(args.auth_token.as_deref(), users.as_deref())?;
         let store = store::Store::open(&args.db).await?;
         match store.recover(runs::now_ms()).await {
             Ok(0) => {}
@@ -138,12 +163,15 @@ impl AppState {
             ),
             Err(e) => return Err(format!("cannot recover the database '{}': {e}", args.db)),
         }
-        let config = ServerConfig::from_args(args);
+        let leptos_options = leptos_options();
+        let mut config = ServerConfig::from_args(args);
+        config.addr = Some(args.addr.unwrap_or(leptos_options.site_addr));
         Ok(AppState {
-            leptos_options: leptos_options(),
+            leptos_options,
             agents,
             runs: Runs::with_store_and_limits(store, config.limits.clone()),
             config: Arc::new(config),
+            auth: Arc::new(auth),
         })
     }
 }
@@ -176,11 +204,17 @@ pub fn leptos_options() -> LeptosOptions {
 }
 
 /// The whole application as a router, so tests can drive it without a socket.
+///
+/// Layers, outermost first: security headers (and the page's CSP nonce), the guard (Host,
+/// Origin, JSON bodies), authentication (the [`auth::User`] of every request), then the
+/// routes. Only `/healthz`, the sign-in endpoints and the static files are open to all.
 pub fn app(state: AppState) -> Router {
+    use axum::middleware::from_fn_with_state;
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
     Router::new()
         .merge(routes::api_router(&state).layer(cors(&state.config)))
+        .merge(auth::router())
         .route("/healthz", get(healthz))
         .leptos_routes_with_context(
             &state,
@@ -195,6 +229,9 @@ pub fn app(state: AppState) -> Router {
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             state.config.body_timeout,
         ))
+        .layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(from_fn_with_state(state.clone(), auth::guard))
+        .layer(from_fn_with_state(state.clone(), auth::security_headers))
         .with_state(state)
 }
 

@@ -22,6 +22,7 @@ use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
 use crate::wire::RunState;
 
 use super::agents::{Agent, AgentError, RunContext, RunEnd, RunSettings};
+use super::auth::User;
 use super::error::ApiError;
 use super::limits::Limits;
 use super::store::{start_conversation, Store};
@@ -48,6 +49,7 @@ pub const IDLE_THREADS_KEPT: usize = 256;
 
 struct ActiveRun {
     thread_id: String,
+    owner: User,
     cancel: CancellationToken,
     log: Arc<RunLog>,
     #[allow(dead_code)]
@@ -56,6 +58,7 @@ struct ActiveRun {
 
 struct Waiter {
     run_id: String,
+    owner: User,
     thread_id: String,
     tx: oneshot::Sender<Value>,
 }
@@ -65,6 +68,10 @@ pub struct Runs {
     active: Mutex<HashMap<String, ActiveRun>>,
     waits: Mutex<HashMap<String, Waiter>>,
     threads: Mutex<HashMap<String, Conversation>>,
+    /// Thread id → its owner, for the threads in `threads` (the database keeps the others').
+    owners: Mutex<HashMap<String, User>>,
+    /// Each user's most recently started thread (one entry per user).
+    latest_by_owner: Mutex<HashMap<User, String>>,
     /// Thread id → when a run last started on it (a counter), for evicting idle threads.
     recency: Mutex<HashMap<String, u64>>,
     clock: AtomicU64,
@@ -116,6 +123,8 @@ impl Runs {
             active: Mutex::default(),
             waits: Mutex::default(),
             threads: Mutex::default(),
+            owners: Mutex::default(),
+            latest_by_owner: Mutex::default(),
             recency: Mutex::default(),
             clock: AtomicU64::new(0),
             keep_idle,
@@ -140,23 +149,38 @@ impl Runs {
         self.store.as_ref()
     }
 
-    /// Start `agent` on `input` in its own task. The returned reader yields the run's events,
-    /// from `RUN_STARTED` to exactly one terminal event.
-    ///
-    /// A run on a known thread whose messages share no id with the thread's receives the
-    /// thread's history before them (a client may send only the new messages), and the thread's
-    /// state when it sends none.
-    ///
-    /// Refused before anything is allocated for it: an input past the [`Limits`], a run id in
-    /// progress or already used on another thread (409), more runs than allowed (429).
+    /// [`Runs::start_for`] the anonymous user (a server without authentication).
     pub async fn start(
         self: &Arc<Self>,
         agent: Arc<dyn Agent>,
         input: RunAgentInput,
         settings: RunSettings,
     ) -> Result<StartedRun, ApiError> {
+        self.start_for(agent, input, settings, User::anonymous())
+            .await
+    }
+
+    /// Start `agent` on `input` in its own task, for `owner`. The returned reader yields the
+    /// run's events, from `RUN_STARTED` to exactly one terminal event.
+    ///
+    /// A run on a known thread whose messages share no id with the thread's receives the
+    /// thread's history before them (a client may send only the new messages), and the thread's
+    /// state when it sends none. A thread of another user is 404 and a run id of another
+    /// user's run 409; neither is touched.
+    ///
+    /// Refused before anything is allocated for it: an input past the [`Limits`], a run id in
+    /// progress or already used on another thread (409), more runs than allowed in total or
+    /// for this user (429).
+    pub async fn start_for(
+        self: &Arc<Self>,
+        agent: Arc<dyn Agent>,
+        input: RunAgentInput,
+        settings: RunSettings,
+        owner: User,
+    ) -> Result<StartedRun, ApiError> {
         self.limits.check_run_input(&input)?;
-        self.check_capacity(&input.run_id)?;
+        self.check_capacity(&input.run_id, &owner)?;
+        let stored_owner = self.check_owner(&input, &owner).await?;
         if let Some(store) = &self.store {
             let known = store
                 .run(&input.run_id)
@@ -204,10 +228,22 @@ impl Runs {
             if active.len() >= self.limits.max_runs {
                 return Err(too_many_runs(self.limits.max_runs));
             }
+            if active.values().filter(|r| r.owner == owner).count() >= self.limits.max_runs_per_user {
+                return Err(too_many_runs_for_user(self.limits.max_runs_per_user));
+            }
+            // Checked again with the registry locked: two users racing for a new thread id.
+            let mut owners = self.owners.lock().unwrap();
+            let known = owners.get(&input.thread_id).map(|o| o.0.to_string());
+            if known.or(stored_owner).is_some_and(|o| !owner.is(&o)) {
+                return Err(not_your_thread(&input.thread_id));
+            }
+            owners.insert(input.thread_id.clone(), owner.clone());
+            drop(owners);
             active.insert(
                 input.run_id.clone(),
                 ActiveRun {
                     thread_id: input.thread_id.clone(),
+                    owner: owner.clone(),
                     cancel: cancel.clone(),
                     log: log.clone(),
                     started: Instant::now(),
@@ -229,20 +265,25 @@ impl Runs {
             runs: self.clone(),
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
+            owner: owner.clone(),
             seq: 0,
             chunks: ChunkExpander::new(),
         };
         let agent_id = agent.info().id;
         let this = self.clone();
+        let owner_name = owner.name().to_string();
         let (input, started) = blocking(move || {
             let messages = this.begin_thread(&input, history, replaced);
-            let started = this
-                .store
-                .as_ref()
-                .map(|_| Store::run_started_op(&input, &messages, &agent_id, now_ms()));
+            let started = this.store.as_ref().map(|_| {
+                Store::run_started_op(&input, &messages, &agent_id, &owner_name, now_ms())
+            });
             (input, started)
         })
         .await?;
+        self.latest_by_owner
+            .lock()
+            .unwrap()
+            .insert(owner.clone(), input.thread_id.clone());
         if let (Some(store), Some(op)) = (&self.store, started) {
             store.run_started(op).await;
         }
@@ -256,7 +297,7 @@ impl Runs {
 
     /// 429 when the server already runs as many runs as it may (checked again, atomically, when
     /// the run is registered); 409 when this run id is in progress.
-    fn check_capacity(&self, run_id: &str) -> Result<(), ApiError> {
+    fn check_capacity(&self, run_id: &str, owner: &User) -> Result<(), ApiError> {
         let active = self.active.lock().unwrap();
         if active.contains_key(run_id) {
             return Err(ApiError::Conflict(format!(
@@ -265,6 +306,9 @@ impl Runs {
         }
         if active.len() >= self.limits.max_runs {
             return Err(too_many_runs(self.limits.max_runs));
+        }
+        if active.values().filter(|r| &r.owner == owner).count() >= self.limits.max_runs_per_user {
+            return Err(too_many_runs_for_user(self.limits.max_runs_per_user));
         }
         Ok(())
     }
@@ -306,11 +350,29 @@ impl Runs {
         })
     }
 
-    /// Cancel runs by run id and/or thread id (both absent: every run). Returns how many.
+    /// Cancel runs by run id and/or thread id (both absent: every run), whoever owns them.
+    /// Returns how many.
     pub fn abort(&self, run_id: Option<&str>, thread_id: Option<&str>) -> usize {
+        self.abort_where(run_id, thread_id, None)
+    }
+
+    /// [`Runs::abort`] among `user`'s runs only.
+    pub fn abort_for(&self, user: &User, run_id: Option<&str>, thread_id: Option<&str>) -> usize {
+        self.abort_where(run_id, thread_id, Some(user))
+    }
+
+    fn abort_where(
+        &self,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        user: Option<&User>,
+    ) -> usize {
         let active = self.active.lock().unwrap();
         let mut n = 0;
         for (id, run) in active.iter() {
+            if user.is_some_and(|u| *u != run.owner) {
+                continue;
+            }
             let hit = match (run_id, thread_id) {
                 (Some(r), _) => r == id,
                 (None, Some(t)) => t == run.thread_id,
@@ -346,10 +408,18 @@ impl Runs {
         run_id: &str,
     ) -> oneshot::Receiver<Value> {
         let (tx, rx) = oneshot::channel();
+        let owner = self
+            .active
+            .lock()
+            .unwrap()
+            .get(run_id)
+            .map(|r| r.owner.clone())
+            .unwrap_or_else(User::anonymous);
         self.waits.lock().unwrap().insert(
             tool_call_id.to_string(),
             Waiter {
                 run_id: run_id.to_string(),
+                owner,
                 thread_id: thread_id.to_string(),
                 tx,
             },
@@ -365,6 +435,24 @@ impl Runs {
     /// or None when nothing waits on that id.
     pub fn resolve_wait(&self, tool_call_id: &str, answer: Value) -> Option<(String, String)> {
         let waiter = self.waits.lock().unwrap().remove(tool_call_id)?;
+        let ids = (waiter.thread_id, waiter.run_id);
+        waiter.tx.send(answer).ok().map(|_| ids)
+    }
+
+    /// [`Runs::resolve_wait`] for `user`: a tool call of another user's run is not found.
+    pub fn resolve_wait_for(
+        &self,
+        user: &User,
+        tool_call_id: &str,
+        answer: Value,
+    ) -> Option<(String, String)> {
+        let waiter = {
+            let mut waits = self.waits.lock().unwrap();
+            if waits.get(tool_call_id)?.owner != *user {
+                return None;
+            }
+            waits.remove(tool_call_id)?
+        };
         let ids = (waiter.thread_id, waiter.run_id);
         waiter.tx.send(answer).ok().map(|_| ids)
     }
@@ -390,6 +478,79 @@ impl Runs {
         threads.get(&id).map(|c| (id.clone(), c.clone()))
     }
 
+    /// `user`'s most recently started thread.
+    pub fn latest_thread_of(&self, user: &User) -> Option<String> {
+        self.latest_by_owner.lock().unwrap().get(user).cloned()
+    }
+
+    /// Who owns a thread (None: no such thread).
+    pub async fn thread_owner(&self, thread_id: &str) -> Option<String> {
+        if let Some(o) = self.owners.lock().unwrap().get(thread_id) {
+            return Some(o.name().to_string());
+        }
+        let store = self.store.as_ref()?;
+        store.flush().await;
+        match store.thread_owner(thread_id).await {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::error!(thread = %thread_id, "cannot read the thread's owner: {e}");
+                None
+            }
+        }
+    }
+
+    /// Whether `user` owns thread `thread_id` (false when there is no such thread).
+    pub async fn owns_thread(&self, user: &User, thread_id: &str) -> bool {
+        self.thread_owner(thread_id)
+            .await
+            .is_some_and(|o| user.is(&o))
+    }
+
+    /// Who owns a run (None: no such run).
+    pub async fn run_owner(&self, run_id: &str) -> Option<String> {
+        if let Some(r) = self.active.lock().unwrap().get(run_id) {
+            return Some(r.owner.name().to_string());
+        }
+        let store = self.store.as_ref()?;
+        store.flush().await;
+        match store.run_owner(run_id).await {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::error!(run = %run_id, "cannot read the run's owner: {e}");
+                None
+            }
+        }
+    }
+
+    /// Whether `user` owns run `run_id` (false when there is no such run).
+    pub async fn owns_run(&self, user: &User, run_id: &str) -> bool {
+        self.run_owner(run_id).await.is_some_and(|o| user.is(&o))
+    }
+
+    /// Refuse a run on another user's thread (404) or reusing another user's run id (409).
+    /// Returns the thread's stored owner, for the check repeated when the run registers.
+    async fn check_owner(
+        &self,
+        input: &RunAgentInput,
+        owner: &User,
+    ) -> Result<Option<String>, ApiError> {
+        let thread = self.thread_owner(&input.thread_id).await;
+        if thread.as_ref().is_some_and(|o| !owner.is(o)) {
+            return Err(not_your_thread(&input.thread_id));
+        }
+        if self
+            .run_owner(&input.run_id)
+            .await
+            .is_some_and(|o| !owner.is(&o))
+        {
+            return Err(ApiError::Conflict(format!(
+                "run id '{}' is already used",
+                input.run_id
+            )));
+        }
+        Ok(thread)
+    }
+
     /// Ids of the threads seen, sorted.
     pub fn thread_ids(&self) -> Vec<String> {
         let mut v: Vec<_> = self.threads.lock().unwrap().keys().cloned().collect();
@@ -403,6 +564,12 @@ impl Runs {
         active.remove(run_id);
         self.evict_idle_threads(&active);
     }
+}
+
+fn too_many_runs_for_user(max: usize) -> ApiError {
+    ApiError::TooManyRuns(format!(
+        "{max} of your runs are in progress, the limit per user; try again when one has ended"
+    ))
 }
 
 fn too_many_runs(max: usize) -> ApiError {
@@ -423,4 +590,9 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// The answer for another user's thread: the same as for no thread at all.
+fn not_your_thread(thread_id: &str) -> ApiError {
+    ApiError::NotFound(format!("no thread '{thread_id}'"))
 }

@@ -45,6 +45,7 @@ enum Op {
         thread_id: String,
         run_id: String,
         agent_id: String,
+        owner: String,
         at: i64,
         title: String,
         input: String,
@@ -210,12 +211,14 @@ impl Store {
         input: &RunAgentInput,
         messages: &[Message],
         agent_id: &str,
+        owner: &str,
         at: i64,
     ) -> RunStartedOp {
         RunStartedOp(Op::RunStarted {
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             agent_id: agent_id.to_string(),
+            owner: owner.to_string(),
             at,
             title: title_of(messages),
             input: serde_json::to_string(input).unwrap_or_default(),
@@ -292,9 +295,9 @@ impl Store {
         bytes
     }
 
-    /// The `limit` most recently updated threads, newest first: one summary row each (the
-    /// messages themselves are not read).
-    pub async fn threads(&self, limit: usize) -> Result<Vec<ThreadSummary>, sqlx::Error> {
+    /// The `limit` most recently updated threads of `owner`, newest first: one summary row each
+    /// (the messages themselves are not read).
+    pub async fn threads(&self, owner: &str, limit: usize) -> Result<Vec<ThreadSummary>, sqlx::Error> {
         let rows = sqlx::query(
             "SELECT t.id, t.title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
              r.id AS run_id, r.thread_id AS run_thread, r.agent_id AS run_agent, r.status, \
@@ -302,8 +305,9 @@ impl Store {
              (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = r.id) AS n \
              FROM threads t LEFT JOIN runs r ON r.id = \
              (SELECT id FROM runs WHERE thread_id = t.id ORDER BY started_at DESC, rowid DESC LIMIT 1) \
-             ORDER BY t.updated_at DESC, t.id LIMIT ?",
+             WHERE t.owner = ? ORDER BY t.updated_at DESC, t.id LIMIT ?",
         )
+        .bind(owner)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
@@ -337,6 +341,22 @@ impl Store {
             });
         }
         Ok(out)
+    }
+
+    /// Who owns a thread (None: no such thread).
+    pub async fn thread_owner(&self, id: &str) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query_scalar("SELECT owner FROM threads WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+    }
+
+    /// Who owns a run (None: no such run).
+    pub async fn run_owner(&self, run_id: &str) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query_scalar("SELECT owner FROM runs WHERE id = ?")
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await
     }
 
     /// One thread as stored (its messages and state as of its last run start or end).

@@ -4,24 +4,36 @@
 
 use crate::wire::{ThreadList, ThreadView};
 
+use super::auth::User;
 use super::error::ApiError;
 use super::AppState;
 
 /// How many threads a list shows at most (the most recently updated).
 pub const THREAD_LIST_LIMIT: usize = 500;
 
-/// The [`THREAD_LIST_LIMIT`] most recently updated threads, newest first.
-pub async fn thread_list(state: &AppState) -> Result<ThreadList, ApiError> {
+/// The [`THREAD_LIST_LIMIT`] most recently updated threads of `user`, newest first.
+pub async fn thread_list(state: &AppState, user: &User) -> Result<ThreadList, ApiError> {
     let Some(store) = state.runs.store() else {
         return Ok(ThreadList { threads: vec![] });
     };
     store.flush().await;
-    let threads = store.threads(THREAD_LIST_LIMIT).await.map_err(db_error)?;
+    let threads = store
+        .threads(user.name(), THREAD_LIST_LIMIT)
+        .await
+        .map_err(db_error)?;
     Ok(ThreadList { threads })
 }
 
-/// One thread: its messages and state as they are now (live runs included) and its runs.
-pub async fn thread_view(state: &AppState, id: &str) -> Result<Option<ThreadView>, ApiError> {
+/// One thread of `user`: its messages and state as they are now (live runs included) and its
+/// runs. None for another user's thread, as for a thread that does not exist.
+pub async fn thread_view(
+    state: &AppState,
+    id: &str,
+    user: &User,
+) -> Result<Option<ThreadView>, ApiError> {
+    if !state.runs.owns_thread(user, id).await {
+        return Ok(None);
+    }
     let live = state.runs.thread(Some(id)).map(|(_, c)| c);
     let stored = match state.runs.store() {
         Some(store) => {

@@ -85,9 +85,8 @@ pub fn AgentPicker(
     /// Called with the new endpoint.
     #[prop(into)]
     on_change: Callback<String>,
-    /// The bearer token sent as `Authorization` (for a server started with an auth token).
-    #[prop(into)]
-    token: RwSignal<String>,
+    /// A header for the typed Agent URL only (this server's own API uses the sign-in cookie).
+    header: crate::ui::threads::AgentHeader,
 ) -> impl IntoView {
     let url_input = NodeRef::<leptos::html::Input>::new();
     let select = move |list: Vec<AgentSummary>| {
@@ -172,19 +171,40 @@ pub fn AgentPicker(
                 // In a form, where browsers expect a password field; nothing is submitted.
                 <form class="auth-form" on:submit=|ev| ev.prevent_default()>
                     <label class="field">
-                        <span class="field-label">"Bearer token"</span>
+                        <span class="field-label">"Header for this Agent URL"</span>
                         <input
                             type="password"
                             autocomplete="off"
-                            aria-label="Bearer token"
-                            placeholder="sent as Authorization: Bearer …"
-                            prop:value=move || token.get()
-                            on:input=move |ev| token.set(event_target_value(&ev).trim().to_string())
+                            aria-label="Header for this Agent URL"
+                            aria-describedby="agent-header-scope"
+                            placeholder="Authorization: Bearer … (or just the token)"
+                            prop:value=move || header.value.get()
+                            on:input=move |ev| {
+                                header.value.set(event_target_value(&ev).trim().to_string());
+                                // Bound to the URL it was typed for: never sent elsewhere.
+                                header.url.set(url.get_untracked());
+                            }
                         />
                     </label>
+                    <p id="agent-header-scope" class="field-hint">
+                        {move || header_scope(&header.value.get(), &header.url.get(), &url.get())}
+                    </p>
                 </form>
             </details>
         </div>
     }
     .into_any()
+}
+
+/// Where the typed header goes, in words.
+fn header_scope(value: &str, for_url: &str, url: &str) -> String {
+    if value.is_empty() {
+        "Sent only to the Agent URL it is typed for.".into()
+    } else if crate::ui::threads::is_local(url) {
+        "Not sent: this server's own agents use your sign-in.".into()
+    } else if for_url == url {
+        format!("Sent only to {url}.")
+    } else {
+        format!("Typed for {for_url}; not sent to this URL.")
+    }
 }

@@ -19,10 +19,23 @@ use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
 use crate::ui::suggestions::Suggestions;
 use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
-use crate::ui::threads::{initial_threads, InitialThreads, ThreadList, ThreadRecord, ThreadStore};
+use crate::ui::threads::{
+    initial_threads, AgentHeader, InitialThreads, ThreadList, ThreadRecord, ThreadStore,
+};
 
 /// The HTML document the server renders around the app.
+///
+/// Every inline script carries the response's CSP nonce: the server's security-headers layer
+/// makes it and names it in the `Content-Security-Policy` header, and it is provided here so
+/// that Leptos's own scripts (hydration, resolved resources) carry the same one.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(nonce) = use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<leptos::nonce::Nonce>().cloned())
+    {
+        provide_context(nonce);
+    }
+    let nonce = leptos::nonce::use_nonce();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -31,7 +44,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
-                <script>{THEME_BOOT_SCRIPT}</script>
+                <script nonce=nonce>{THEME_BOOT_SCRIPT}</script>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -85,16 +98,9 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     let agents = agents_resource();
-    let token = RwSignal::new(String::new());
-    let headers = Signal::derive(move || {
-        let t = token.get();
-        if t.is_empty() {
-            Vec::new()
-        } else {
-            vec![("Authorization".to_string(), format!("Bearer {t}"))]
-        }
-    });
-    let store = ThreadStore::new(headers, initial);
+    let agent_header = AgentHeader::new();
+    let signed_in = initial.signed_in;
+    let store = ThreadStore::new(agent_header, initial);
     store.sync_address_bar();
     let show_state = RwSignal::new(false);
     let show_events = RwSignal::new(false);
@@ -113,7 +119,7 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                     <span class="brand-mark" aria-hidden="true">"◆"</span>
                     <h1 class="brand-name">"agui-studio"</h1>
                 </div>
-                <AgentPicker agents url on_change=set_url token/>
+                <AgentPicker agents url on_change=set_url header=agent_header/>
                 <div class="header-actions">
                     <button
                         type="button"
@@ -132,6 +138,15 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                         "Events"
                     </button>
                     <ThemeToggle/>
+                    {signed_in
+                        .then(|| {
+                            view! {
+                                // A plain form: the server ends the session and clears the cookie.
+                                <form class="sign-out" method="post" action="/auth/logout">
+                                    <button type="submit" class="toggle">"Sign out"</button>
+                                </form>
+                            }
+                        })}
                     <span
                         id="hydration-status"
                         class="hydration-status"

@@ -26,11 +26,14 @@ pub struct InitialThreads {
     /// The `?thread=` of the URL, whether or not the server knows it.
     pub requested: Option<String>,
     pub current: Option<ThreadView>,
+    /// Whether the server asks who you are (then the page offers "Sign out").
+    #[serde(default)]
+    pub signed_in: bool,
 }
 
-/// The stored threads and the one named by `requested`. Under SSR they come from the
-/// `AppState` in context (nothing without it, e.g. in unit tests); the browser reads them from
-/// the server-rendered page.
+/// The stored threads and the one named by `requested`, of the user the request is from. Under
+/// SSR they come from the `AppState` in context and the user from the request (nothing without
+/// either: e.g. in unit tests); the browser reads them from the server-rendered page.
 // Not an `async fn`: under SSR the context must be read when the resource is created, not
 // when the future is first polled.
 #[allow(clippy::manual_async_fn)]
@@ -39,22 +42,27 @@ pub fn initial_threads(
 ) -> impl std::future::Future<Output = InitialThreads> + Send + 'static {
     #[cfg(feature = "ssr")]
     let state = use_context::<crate::server::AppState>();
+    // Set by the server's authentication layer; without it, nothing is shown.
+    #[cfg(feature = "ssr")]
+    let user = use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<crate::server::auth::User>().cloned());
     async move {
         #[cfg(feature = "ssr")]
-        if let Some(state) = state {
+        if let (Some(state), Some(user)) = (state, user) {
             use crate::server::threads::{thread_list, thread_view};
-            let list = thread_list(&state)
+            let list = thread_list(&state, &user)
                 .await
                 .map(|l| l.threads)
                 .unwrap_or_default();
             let current = match &requested {
-                Some(id) => thread_view(&state, id).await.ok().flatten(),
+                Some(id) => thread_view(&state, id, &user).await.ok().flatten(),
                 None => None,
             };
             return InitialThreads {
                 list,
                 requested,
                 current,
+                signed_in: state.auth.enabled(),
             };
         }
         InitialThreads {
@@ -85,9 +93,57 @@ pub struct ThreadStore {
     pub loading: RwSignal<Option<String>>,
     /// Why the last thread could not be loaded.
     pub load_error: RwSignal<Option<String>>,
-    headers: Signal<Vec<(String, String)>>,
+    /// The header the user typed for one Agent URL.
+    agent_header: AgentHeader,
     /// The studio's owner: sessions created from event handlers live as long as the studio.
     owner: StoredValue<Owner>,
+}
+
+/// A request header the user typed for one Agent URL: sent to that URL only, never to this
+/// server's own API (the browser's sign-in cookie speaks for the user there) nor to another
+/// URL typed later.
+#[derive(Clone, Copy)]
+pub struct AgentHeader {
+    /// `Name: value`, or a bare token meaning `Authorization: Bearer <token>`.
+    pub value: RwSignal<String>,
+    /// The Agent URL it was typed for.
+    pub url: RwSignal<String>,
+}
+
+impl AgentHeader {
+    pub fn new() -> Self {
+        AgentHeader {
+            value: RwSignal::new(String::new()),
+            url: RwSignal::new(String::new()),
+        }
+    }
+
+    /// The headers for a request to `target` (tracks the header and the URL it is for).
+    pub fn for_url(&self, target: &str) -> Vec<(String, String)> {
+        let value = self.value.get();
+        let value = value.trim();
+        if value.is_empty() || is_local(target) || self.url.with(|u| u != target) {
+            return Vec::new();
+        }
+        match value.split_once(':') {
+            Some((name, v))
+                if !name.trim().is_empty()
+                    && name
+                        .trim()
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-') =>
+            {
+                vec![(name.trim().to_string(), v.trim().to_string())]
+            }
+            _ => vec![("Authorization".to_string(), format!("Bearer {value}"))],
+        }
+    }
+}
+
+impl Default for AgentHeader {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The endpoint of a stored thread's agent.
@@ -98,7 +154,7 @@ fn agent_url(agent_id: Option<&str>) -> String {
 }
 
 /// Whether `url` is an endpoint of the page's own server (relative).
-fn is_local(url: &str) -> bool {
+pub fn is_local(url: &str) -> bool {
     url.starts_with('/') && !url.starts_with("//")
 }
 
@@ -106,7 +162,7 @@ impl ThreadStore {
     /// The store with the thread the page starts with: the one `initial` names (its messages
     /// and state), else an empty one posting to [`DEFAULT_AGENT_URL`]. Call inside the
     /// component that owns the studio.
-    pub fn new(headers: Signal<Vec<(String, String)>>, initial: InitialThreads) -> Self {
+    pub fn new(agent_header: AgentHeader, initial: InitialThreads) -> Self {
         let owner = Owner::current().unwrap_or_default();
         let store = ThreadStore {
             threads: RwSignal::new(Vec::new()),
@@ -114,7 +170,7 @@ impl ThreadStore {
             stored: RwSignal::new(initial.list),
             loading: RwSignal::new(None),
             load_error: RwSignal::new(None),
-            headers,
+            agent_header,
             owner: StoredValue::new(owner),
         };
         let first = match initial.current {
@@ -132,6 +188,9 @@ impl ThreadStore {
         view: Option<ThreadView>,
         thread_id: Option<String>,
     ) -> ThreadRecord {
+        let url_now = RwSignal::new(String::new());
+        let agent_header = self.agent_header;
+        let headers = Signal::derive(move || agent_header.for_url(&url_now.get()));
         let (url, options) = match view {
             Some(v) => {
                 let follow = v
@@ -144,7 +203,7 @@ impl ThreadStore {
                     agent_url(v.agent_id.as_deref()),
                     UseAgentOptions {
                         url: Signal::default(),
-                        headers: self.headers,
+                        headers,
                         tools: Vec::new(),
                         follow_run: follow.clone(),
                         // The followed run's hints come again with its events.
@@ -164,7 +223,7 @@ impl ThreadStore {
                 DEFAULT_AGENT_URL.to_string(),
                 UseAgentOptions {
                     url: Signal::default(),
-                    headers: self.headers,
+                    headers,
                     tools: Vec::new(),
                     initial_messages: Vec::new(),
                     initial_state: None,
@@ -175,7 +234,8 @@ impl ThreadStore {
                 },
             ),
         };
-        let url = RwSignal::new(url);
+        url_now.set(url);
+        let url = url_now;
         let agent = use_agent(UseAgentOptions {
             url: url.into(),
             ..options
@@ -260,10 +320,10 @@ impl ThreadStore {
             self.loading.set(Some(id.clone()));
             self.load_error.set(None);
             let store = *self;
-            let headers = self.headers.get_untracked();
             leptos::task::spawn_local(async move {
+                // This server's own API: the sign-in cookie, no typed header.
                 let url = format!("/api/threads/{}", crate::wire::encode_segment(&id));
-                let result = crate::client::transport::get_json::<ThreadView>(&url, &headers).await;
+                let result = crate::client::transport::get_json::<ThreadView>(&url, &[]).await;
                 if store.loading.get_untracked().as_deref() != Some(id.as_str()) {
                     return;
                 }
@@ -293,11 +353,10 @@ impl ThreadStore {
         #[cfg(feature = "hydrate")]
         {
             let store = *self;
-            let headers = self.headers.get_untracked();
             leptos::task::spawn_local(async move {
                 let list = crate::client::transport::get_json::<crate::wire::ThreadList>(
                     "/api/threads",
-                    &headers,
+                    &[],
                 )
                 .await;
                 if let Ok(Some(list)) = list {

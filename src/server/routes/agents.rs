@@ -1,7 +1,7 @@
 //! The canonical AG-UI endpoints: `POST /api/agents/{agent_id}` runs an agent and streams its
 //! events; `GET /api/agents` lists the agents with their capabilities.
 
-use axum::extract::{Path, Request, State};
+use axum::extract::{Extension, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::enforce::strip_unknown_parts_in_messages;
 use crate::protocol::types::RunAgentInput;
+use crate::server::auth::User;
 use crate::server::error::ApiError;
 use crate::server::stream::{agui_frame, sse_response};
 use crate::server::AppState;
@@ -71,6 +72,7 @@ pub fn parse_run_input(value: Value) -> Result<RunAgentInput, ApiError> {
 
 async fn run(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     Path(agent_id): Path<String>,
     req: Request,
 ) -> Result<Response, ApiError> {
@@ -85,7 +87,7 @@ async fn run(
     let events_url = run_events_url(&input.run_id);
     let run = state
         .runs
-        .start(agent, input, state.config.run_settings())
+        .start_for(agent, input, state.config.run_settings(), user)
         .await?;
     let cancel = (!detach).then_some(run.cancel);
     let mut resp = sse_response(run.events, cancel, state.config.keep_alive, agui_frame);

@@ -6,10 +6,8 @@ pub mod seed004;
 pub mod threads;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -17,37 +15,15 @@ use serde_json::Value;
 use super::error::ApiError;
 use super::AppState;
 
-/// Every API route (AG-UI run endpoint, agents list, seed endpoints), behind the bearer-token
-/// check when one is configured.
-pub fn api_router(state: &AppState) -> Router<AppState> {
+/// Every API route (AG-UI run endpoint, agents list, seed endpoints). Authentication is a
+/// layer of the whole app ([`crate::server::auth::authenticate`]): handlers take the
+/// [`crate::server::auth::User`] it puts in the request.
+pub fn api_router(_state: &AppState) -> Router<AppState> {
     Router::new()
         .merge(agents::router())
         .merge(seed000::router())
         .merge(seed004::router())
         .merge(threads::router())
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            require_token,
-        ))
-}
-
-async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if let Some(token) = &state.config.auth_token {
-        let given = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
-            return ApiError::Unauthorized.into_response();
-        }
-    }
-    next.run(req).await
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Read a JSON body under the configured size limit: 413 past the limit, 400 if it is not

@@ -10,7 +10,7 @@
 //! (`invalid_request`) or names an unknown agent (`unknown_agent`); 413 past the body limit; 401
 //! without the bearer token when one is configured.
 
-use axum::extract::{Request, State};
+use axum::extract::{Extension, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -22,6 +22,7 @@ use crate::protocol::types::{
     AssistantMessage, Content, ContentPart, MediaPart, Message, PartSource, RunAgentInput,
     TextMessage, TextPart, UserMessage,
 };
+use crate::server::auth::User;
 use crate::server::dialect000::Encoder;
 use crate::server::stream::sse_response;
 use crate::server::AppState;
@@ -215,7 +216,11 @@ fn bad_request(code: &str, message: String) -> Response {
         .into_response()
 }
 
-async fn stream(State(state): State<AppState>, req: Request) -> Response {
+async fn stream(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    req: Request,
+) -> Response {
     let declared = content_length(&req);
     let value = match read_json(&state, req.into_body(), declared).await {
         Ok(v) => v,
@@ -247,7 +252,7 @@ async fn stream(State(state): State<AppState>, req: Request) -> Response {
     let mut encoder = Encoder::new(input.thread_id.clone());
     match state
         .runs
-        .start(agent, input, state.config.run_settings())
+        .start_for(agent, input, state.config.run_settings(), user)
         .await
     {
         Ok(run) => sse_response(

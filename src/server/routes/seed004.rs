@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, Request, State};
+use axum::extract::{Extension, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -31,6 +31,7 @@ use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::{Conversation, RunStatus};
 use crate::protocol::sse;
 use crate::protocol::types::{Message, PROTOCOL_VERSION};
+use crate::server::auth::User;
 use crate::server::error::ApiError;
 use crate::server::runs::{now_ms, Observed};
 use crate::server::AppState;
@@ -72,6 +73,7 @@ impl ThreadQuery {
 /// `id: <seq>` + `data: <event JSON>`, a `: connected` comment first, `: keep-alive` while idle.
 async fn stream(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     headers: HeaderMap,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
@@ -90,12 +92,14 @@ async fn stream(
         },
     };
     let runs = state.runs.clone();
+    let owner = user.clone();
     let body = observer_stream_from(
         rx,
         thread,
         state.config.keep_alive,
-        move |t| runs.observer_snapshot(t),
+        move |t| runs.observer_snapshot(t, Some(&owner)),
         start,
+        Some(user),
     );
     let body = body.map(move |chunk| {
         let _held = &slot;
@@ -124,6 +128,8 @@ struct Observer<S> {
     /// run id → thread id.
     open_runs: HashMap<String, String>,
     connected: bool,
+    /// Only this user's runs are delivered (None: every run).
+    owner: Option<User>,
 }
 
 /// The observer stream's body over a hub subscription. `snapshot(thread)` must return the
@@ -148,7 +154,7 @@ pub fn observer_stream<S>(
 where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
 {
-    observer_stream_from(rx, thread, keep_alive, snapshot, Start::Live)
+    observer_stream_from(rx, thread, keep_alive, snapshot, Start::Live, None)
 }
 
 /// How an observer stream begins.
@@ -161,13 +167,15 @@ pub enum Start {
     Resync,
 }
 
-/// [`observer_stream`] for a client resuming with `Last-Event-ID` ([`Start`]).
+/// [`observer_stream`] for a client resuming with `Last-Event-ID` ([`Start`]), showing only
+/// `owner`'s runs (`snapshot` must then show only theirs too).
 pub fn observer_stream_from<S>(
     rx: broadcast::Receiver<Arc<Observed>>,
     thread: Option<String>,
     keep_alive: Duration,
     snapshot: S,
     start: Start,
+    owner: Option<User>,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static
 where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
@@ -180,6 +188,7 @@ where
         skip_upto: 0,
         open_runs: HashMap::new(),
         connected: false,
+        owner,
     };
     let mut start = Some(start);
     futures::stream::unfold(observer, move |mut o| {
@@ -243,6 +252,9 @@ where
             return;
         }
         if self.thread.as_deref().is_some_and(|t| t != ev.thread_id) {
+            return;
+        }
+        if self.owner.as_ref().is_some_and(|o| *o != ev.owner) {
             return;
         }
         // Event JSON always starts with its type (`preserve_order`).
@@ -345,16 +357,21 @@ where
 /// for a named thread this server has not seen.
 async fn view_thread(
     state: &AppState,
+    user: &User,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Option<(String, Conversation)>, ApiError> {
     match ThreadQuery::from(query)? {
-        Some(t) => state
+        Some(t) if state.runs.owns_thread(user, &t).await => state
             .runs
             .load_thread(&t)
             .await
             .map(|c| Some((t.clone(), c)))
             .ok_or_else(|| ApiError::NotFound(format!("no thread '{t}' is known here"))),
-        None => Ok(state.runs.thread(None)),
+        Some(t) => Err(ApiError::NotFound(format!("no thread '{t}' is known here"))),
+        None => match state.runs.latest_thread_of(user) {
+            Some(t) => Ok(state.runs.load_thread(&t).await.map(|c| (t, c))),
+            None => Ok(None),
+        },
     }
 }
 
@@ -369,9 +386,10 @@ fn messages_where(conv: &Conversation, activity: bool) -> Vec<Value> {
 /// `GET /api/ag-ui/state`: `{"threadId", "state"}`.
 async fn thread_state(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(match view_thread(&state, query).await? {
+    Ok(Json(match view_thread(&state, &user, query).await? {
         Some((id, conv)) => json!({ "threadId": id, "state": conv.state }),
         None => json!({ "threadId": null, "state": {} }),
     }))
@@ -380,9 +398,10 @@ async fn thread_state(
 /// `GET /api/ag-ui/messages`: `{"threadId", "messages"}` (every message but activities).
 async fn thread_messages(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(match view_thread(&state, query).await? {
+    Ok(Json(match view_thread(&state, &user, query).await? {
         Some((id, conv)) => json!({ "threadId": id, "messages": messages_where(&conv, false) }),
         None => json!({ "threadId": null, "messages": [] }),
     }))
@@ -391,9 +410,10 @@ async fn thread_messages(
 /// `GET /api/ag-ui/activities`: `{"threadId", "activities"}` (the activity messages).
 async fn thread_activities(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     query: Result<Query<ThreadQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(match view_thread(&state, query).await? {
+    Ok(Json(match view_thread(&state, &user, query).await? {
         Some((id, conv)) => json!({ "threadId": id, "activities": messages_where(&conv, true) }),
         None => json!({ "threadId": null, "activities": [] }),
     }))
@@ -425,7 +445,11 @@ fn opt_string(body: &Map<String, Value>, key: &str) -> Result<Option<String>, Ap
 
 /// `POST /api/ag-ui/message`: start a run on the thread with the user's message; its events
 /// reach observers through the hub. `202 {"threadId", "runId"}`.
-async fn message(State(state): State<AppState>, req: Request) -> Result<Response, ApiError> {
+async fn message(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    req: Request,
+) -> Result<Response, ApiError> {
     let body = object_body(&state, req).await?;
     let content = match body.get("content") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
@@ -442,6 +466,15 @@ async fn message(State(state): State<AppState>, req: Request) -> Result<Response
         .agents
         .get(&agent_id)
         .ok_or_else(|| ApiError::NotFound(format!("no agent '{agent_id}' is served here")))?;
+    // Another user's thread is not read (and the run below would be refused).
+    if state
+        .runs
+        .thread_owner(&thread_id)
+        .await
+        .is_some_and(|o| !user.is(&o))
+    {
+        return Err(ApiError::NotFound(format!("no thread '{thread_id}'")));
+    }
     let existing = state.runs.thread(Some(&thread_id)).map(|(_, c)| c);
     let mut messages = existing
         .as_ref()
@@ -480,7 +513,7 @@ async fn message(State(state): State<AppState>, req: Request) -> Result<Response
     // `POST /api/ag-ui/abort`.
     state
         .runs
-        .start(agent, input, state.config.run_settings())
+        .start_for(agent, input, state.config.run_settings(), user)
         .await?;
     Ok((
         StatusCode::ACCEPTED,
@@ -490,13 +523,17 @@ async fn message(State(state): State<AppState>, req: Request) -> Result<Response
 }
 
 /// `POST /api/ag-ui/tool-result`: answer a tool call a run waits on with the whole body.
-async fn tool_result(State(state): State<AppState>, req: Request) -> Result<Json<Value>, ApiError> {
+async fn tool_result(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    req: Request,
+) -> Result<Json<Value>, ApiError> {
     let body = object_body(&state, req).await?;
     let id = opt_string(&body, "toolCallId")?
         .ok_or_else(|| ApiError::Unprocessable("'toolCallId' is required".into()))?;
     let (thread_id, run_id) = state
         .runs
-        .resolve_wait(&id, Value::Object(body))
+        .resolve_wait_for(&user, &id, Value::Object(body))
         .ok_or_else(|| ApiError::NotFound(format!("no run is waiting for tool call '{id}'")))?;
     Ok(Json(
         json!({ "ok": true, "threadId": thread_id, "runId": run_id }),
@@ -504,7 +541,12 @@ async fn tool_result(State(state): State<AppState>, req: Request) -> Result<Json
 }
 
 /// `POST /api/ag-ui/abort`: cancel a run, a thread's runs, or (empty body / `{}`) every run.
-async fn abort(State(state): State<AppState>, req: Request) -> Result<Json<Value>, ApiError> {
+/// Only the caller's runs: "every run" is every run of theirs.
+async fn abort(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    req: Request,
+) -> Result<Json<Value>, ApiError> {
     let declared = content_length(&req);
     let limit = state.config.body_limit;
     if declared.is_some_and(|n| n > limit) {
@@ -527,7 +569,9 @@ async fn abort(State(state): State<AppState>, req: Request) -> Result<Json<Value
     };
     let run_id = opt_string(&body, "runId")?;
     let thread_id = opt_string(&body, "threadId")?;
-    let n = state.runs.abort(run_id.as_deref(), thread_id.as_deref());
+    let n = state
+        .runs
+        .abort_for(&user, run_id.as_deref(), thread_id.as_deref());
     if n == 0 {
         if let Some(r) = &run_id {
             return Err(ApiError::NotFound(format!("no run '{r}' is in progress")));

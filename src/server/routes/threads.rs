@@ -2,7 +2,7 @@
 //! `GET /api/runs/{run_id}` (the run and its input), `GET /api/runs/{run_id}/events` (replay and
 //! resume with `Last-Event-ID`) and `POST /api/runs/{run_id}/cancel`.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::protocol::compat::parse_version;
+use crate::server::auth::User;
 use crate::server::error::ApiError;
 use crate::server::stream::{agui_frame, sse_response};
 use crate::server::threads::{thread_list, thread_view};
@@ -26,15 +27,19 @@ pub fn router() -> Router<AppState> {
         .route("/api/runs/{run_id}/cancel", post(cancel))
 }
 
-async fn list(State(state): State<AppState>) -> Result<Json<ThreadList>, ApiError> {
-    Ok(Json(thread_list(&state).await?))
+async fn list(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+) -> Result<Json<ThreadList>, ApiError> {
+    Ok(Json(thread_list(&state, &user).await?))
 }
 
 async fn one(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     Path(thread_id): Path<String>,
 ) -> Result<Json<ThreadView>, ApiError> {
-    thread_view(&state, &thread_id)
+    thread_view(&state, &thread_id, &user)
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::NotFound(format!("no thread '{thread_id}'")))
@@ -42,9 +47,13 @@ async fn one(
 
 async fn run(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     Path(run_id): Path<String>,
 ) -> Result<Json<RunDetail>, ApiError> {
     let missing = || ApiError::NotFound(format!("no run '{run_id}'"));
+    if !state.runs.owns_run(&user, &run_id).await {
+        return Err(missing());
+    }
     let store = state.runs.store().ok_or_else(missing)?;
     store.flush().await;
     let db = |e: sqlx::Error| ApiError::Internal(format!("database error: {e}"));
@@ -70,6 +79,7 @@ struct EventsQuery {
 /// the run's terminal event. Reading does not own the run: disconnecting cancels nothing.
 async fn events(
     State(state): State<AppState>,
+    Extension(user): Extension<User>,
     Path(run_id): Path<String>,
     headers: HeaderMap,
     Query(q): Query<EventsQuery>,
@@ -90,6 +100,9 @@ async fn events(
             .ok_or_else(|| bad("Last-Event-ID must be the number of an event of this run".into()))?,
         None => q.after.unwrap_or(0),
     };
+    if !state.runs.owns_run(&user, &run_id).await {
+        return Err(ApiError::NotFound(format!("no run '{run_id}'")));
+    }
     let peer = q.protocol_version.as_deref().and_then(parse_version);
     let reader = state
         .runs
@@ -123,8 +136,12 @@ async fn events(
     ))
 }
 
-async fn cancel(State(state): State<AppState>, Path(run_id): Path<String>) -> Response {
-    if state.runs.abort(Some(&run_id), None) > 0 {
+async fn cancel(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    Path(run_id): Path<String>,
+) -> Response {
+    if state.runs.abort_for(&user, Some(&run_id), None) > 0 {
         (StatusCode::ACCEPTED, Json(json!({ "cancelled": true }))).into_response()
     } else {
         ApiError::NotFound(format!("no run '{run_id}' is in progress")).into_response()

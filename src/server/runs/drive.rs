@@ -11,6 +11,7 @@ pub struct RunSink {
     pub(super) runs: Arc<Runs>,
     pub(super) thread_id: String,
     pub(super) run_id: String,
+    pub(super) owner: crate::server::auth::User,
     /// The number of the last event sent.
     pub(crate) seq: u64,
     pub(super) chunks: ChunkExpander,
@@ -28,6 +29,7 @@ impl RunSink {
         self.runs.publish(
             &self.thread_id,
             &self.run_id,
+            &self.owner,
             &event,
             json.clone(),
             &mut self.chunks,

@@ -2,6 +2,7 @@
 //! from `Last-Event-ID` out of the newest events, or resynchronised from snapshots.
 
 use super::*;
+use crate::server::auth::User;
 
 /// One event as observers see it.
 #[derive(Debug)]
@@ -9,6 +10,8 @@ pub struct Observed {
     pub seq: u64,
     pub thread_id: String,
     pub run_id: String,
+    /// The run's owner: only they observe it.
+    pub owner: User,
     pub json: Arc<str>,
 }
 
@@ -64,21 +67,30 @@ impl Runs {
     /// For resynchronising an observer: the sequence number of the last event sent to the hub
     /// and a copy of the conversations (of `thread_id` only, or of every thread), taken
     /// atomically, so they reflect exactly the events numbered up to that sequence number.
-    pub fn observer_snapshot(&self, thread_id: Option<&str>) -> (u64, Vec<(String, Conversation)>) {
+    /// With `owner`, only that user's threads.
+    pub fn observer_snapshot(
+        &self,
+        thread_id: Option<&str>,
+        owner: Option<&User>,
+    ) -> (u64, Vec<(String, Conversation)>) {
         let threads = self.threads.lock().unwrap();
         let seq = self.seq.load(Ordering::Relaxed);
+        let owners = self.owners.lock().unwrap();
+        let visible = |t: &str| owner.is_none_or(|o| owners.get(t) == Some(o));
         let convs = match thread_id {
+            Some(t) if !visible(t) => Vec::new(),
             Some(t) => threads
                 .get(t)
                 .map(|c| vec![(t.to_string(), c.clone())])
                 .unwrap_or_default(),
             None => {
-                // The most recently run threads only (a run in progress is among them unless
-                // more than that many started since): a resync costs a bounded copy, however
-                // many threads the server holds.
+                // The most recently run visible threads only (a run in progress is among them
+                // unless more than that many started since): a resync costs a bounded copy,
+                // however many threads the server holds.
                 let recency = self.recency.lock().unwrap();
                 let mut recent: Vec<(u64, &String)> = threads
                     .keys()
+                    .filter(|k| visible(k))
                     .map(|t| (recency.get(t).copied().unwrap_or(0), t))
                     .collect();
                 recent.sort_unstable_by(|a, b| b.cmp(a));
@@ -121,6 +133,7 @@ impl Runs {
         &self,
         thread_id: &str,
         run_id: &str,
+        owner: &User,
         event: &Event,
         json: Arc<str>,
         chunks: &mut ChunkExpander,
@@ -147,6 +160,7 @@ impl Runs {
             seq,
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),
+            owner: owner.clone(),
             json,
         });
         {

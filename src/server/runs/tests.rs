@@ -151,7 +151,7 @@ async fn recovery_keeps_the_messages_a_run_was_not_sent() {
     thread.push(window.messages[1].clone());
     // As `Runs::start` records it; then two events, and the process dies.
     store
-        .run_started(Store::run_started_op(&window, &thread, "demo", 1))
+        .run_started(Store::run_started_op(&window, &thread, "demo", "", 1))
         .await;
     for (seq, e) in [
         r#"{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}"#,
@@ -298,7 +298,7 @@ async fn retention_deletes_old_runs_events_and_untouched_threads() {
     assert!(events > 0);
     assert_eq!(threads, 4);
     let left: Vec<String> = store
-        .threads(100)
+        .threads("", 100)
         .await
         .unwrap()
         .into_iter()

@@ -110,12 +110,15 @@ impl Runs {
             return;
         }
         idle.sort_unstable();
+        let mut owners = self.owners.lock().unwrap();
         for (_, t) in idle {
             if excess == 0 && idle_bytes <= self.limits.idle_threads_bytes {
                 break;
             }
             threads.remove(&t);
             recency.remove(&t);
+            // The database keeps the owner of a thread that leaves memory.
+            owners.remove(&t);
             idle_bytes = idle_bytes.saturating_sub(sizes.remove(&t).unwrap_or(0));
             excess = excess.saturating_sub(1);
         }

@@ -73,6 +73,7 @@ async fn apply(
                 thread_id,
                 run_id,
                 agent_id,
+                owner,
                 at,
                 title,
                 input,
@@ -81,12 +82,13 @@ async fn apply(
                 state,
             } => {
                 sqlx::query(
-                    "INSERT INTO threads (id, title, agent_id, created_at, updated_at, messages, state, message_count) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
+                    "INSERT INTO threads (id, title, agent_id, created_at, updated_at, messages, state, message_count, owner) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
                      ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
                      updated_at = excluded.updated_at, messages = excluded.messages, \
                      state = excluded.state, message_count = excluded.message_count, \
-                     title = CASE WHEN threads.title = '' THEN excluded.title ELSE threads.title END",
+                     title = CASE WHEN threads.title = '' THEN excluded.title ELSE threads.title END \
+                     WHERE threads.owner = excluded.owner",
                 )
                 .bind(&thread_id)
                 .bind(&title)
@@ -96,26 +98,35 @@ async fn apply(
                 .bind(&messages)
                 .bind(&state)
                 .bind(message_count)
+                .bind(&owner)
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query(
-                    "INSERT INTO runs (id, thread_id, agent_id, status, started_at, input) \
-                     VALUES (?, ?, ?, 'running', ?, ?) \
+                    "INSERT INTO runs (id, thread_id, agent_id, status, started_at, input, owner) \
+                     VALUES (?, ?, ?, 'running', ?, ?, ?) \
                      ON CONFLICT (id) DO UPDATE SET status = 'running', started_at = excluded.started_at, \
-                     ended_at = NULL, error = NULL, input = excluded.input",
+                     ended_at = NULL, error = NULL, input = excluded.input \
+                     WHERE runs.owner = excluded.owner",
                 )
                 .bind(&run_id)
                 .bind(&thread_id)
                 .bind(&agent_id)
                 .bind(at)
                 .bind(&input)
+                .bind(&owner)
                 .execute(&mut *tx)
                 .await?;
                 // A run id used again (after its previous run ended) starts a new event log.
-                sqlx::query("DELETE FROM events WHERE run_id = ?")
-                    .bind(&run_id)
-                    .execute(&mut *tx)
-                    .await?;
+                // Never another user's: their run id is refused before it gets here.
+                sqlx::query(
+                    "DELETE FROM events WHERE run_id = ? \
+                     AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND owner = ?)",
+                )
+                .bind(&run_id)
+                .bind(&run_id)
+                .bind(&owner)
+                .execute(&mut *tx)
+                .await?;
             }
             Op::Event { .. } => unreachable!("handled above"),
             Op::RunEnded {
