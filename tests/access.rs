@@ -642,3 +642,54 @@ async fn the_page_has_a_csp_whose_nonce_every_script_carries() {
         .unwrap()
         .contains("frame-ancestors 'self'"));
 }
+
+#[tokio::test]
+async fn runs_and_observers_are_capped_per_user_not_across_users() {
+    let (addr, _) = two_users(&[
+        "--demo-delay-ms",
+        "20",
+        "--max-runs-per-user",
+        "1",
+        "--max-observers-per-user",
+        "1",
+    ])
+    .await;
+    let (a, b) = (bearer(ALICE), bearer(BOB));
+    let long = input("t-a1", "r-a1", "long 100000", "long").to_string();
+    let alice_run = common::HttpConn::send(
+        addr,
+        "POST",
+        "/api/agents/demo",
+        &[("Authorization", &a)],
+        Some(long.as_bytes()),
+    )
+    .await;
+    assert_eq!(alice_run.status, 200);
+    let r = run_as(addr, ALICE, &input("t-a2", "r-a2", "chat", "chat")).await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    assert_eq!(r.json()["error"]["code"], "too_many_runs");
+    // Bob is not held back by Alice's runs.
+    let r = run_as(addr, BOB, &input("t-b1", "r-b1", "chat", "chat")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let alice_obs = common::HttpConn::send(
+        addr,
+        "GET",
+        "/api/ag-ui/stream",
+        &[("Authorization", &a)],
+        None,
+    )
+    .await;
+    assert_eq!(alice_obs.status, 200);
+    let r = get_as(addr, ALICE, "/api/ag-ui/stream").await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    let bob_obs = common::HttpConn::send(
+        addr,
+        "GET",
+        "/api/ag-ui/stream",
+        &[("Authorization", &b)],
+        None,
+    )
+    .await;
+    assert_eq!(bob_obs.status, 200);
+    drop((alice_run, alice_obs, bob_obs));
+}

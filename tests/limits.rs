@@ -305,3 +305,28 @@ fn a_second_server_on_the_same_database_refuses_to_start() {
     drop(first);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn runs_in_progress_per_user_are_capped() {
+    let (addr, _) = start_server(&["--demo-delay-ms", "20", "--max-runs-per-user", "1"]).await;
+    let mut first = open_sse(
+        addr,
+        "POST",
+        "/api/agents/demo",
+        Some(&run_body("t1", "r1", "long 100000").to_string()),
+    )
+    .await;
+    assert_eq!(first.status(), 200);
+    first.next_event().await.unwrap();
+    // Detached or not, the same user's second run waits for the first.
+    let r = request(
+        addr,
+        "POST",
+        "/api/agents/demo",
+        &[("X-AGUI-Detach", "true")],
+        Some(run_body("t2", "r2", "chat").to_string().as_bytes()),
+    )
+    .await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    assert!(r.body.contains("per user"), "{}", r.body);
+}

@@ -79,7 +79,7 @@ async fn stream(
 ) -> Result<Response, ApiError> {
     let thread = ThreadQuery::from(query)?;
     // Held by the body: the slot is released when the client goes.
-    let slot = state.runs.observer_slot("")?;
+    let slot = state.runs.observer_slot(user.name())?;
     let last = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
