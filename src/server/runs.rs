@@ -6,7 +6,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+// Locks that cannot be poisoned: a panic while one is held (none is expected) must not make
+// every later request panic too.
+use parking_lot::Mutex;
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -218,7 +222,7 @@ impl Runs {
         let cancel = CancellationToken::new();
         let log = Arc::new(RunLog::new(self.store.is_some()));
         {
-            let mut active = self.active.lock().unwrap();
+            let mut active = self.active.lock();
             if active.contains_key(&input.run_id) {
                 return Err(ApiError::Conflict(format!(
                     "run '{}' is already in progress",
@@ -232,7 +236,7 @@ impl Runs {
                 return Err(too_many_runs_for_user(self.limits.max_runs_per_user));
             }
             // Checked again with the registry locked: two users racing for a new thread id.
-            let mut owners = self.owners.lock().unwrap();
+            let mut owners = self.owners.lock();
             let known = owners.get(&input.thread_id).map(|o| o.0.to_string());
             if known.or(stored_owner).is_some_and(|o| !owner.is(&o)) {
                 return Err(not_your_thread(&input.thread_id));
@@ -282,7 +286,6 @@ impl Runs {
         .await?;
         self.latest_by_owner
             .lock()
-            .unwrap()
             .insert(owner.clone(), input.thread_id.clone());
         if let (Some(store), Some(op)) = (&self.store, started) {
             store.run_started(op).await;
@@ -298,7 +301,7 @@ impl Runs {
     /// 429 when the server already runs as many runs as it may (checked again, atomically, when
     /// the run is registered); 409 when this run id is in progress.
     fn check_capacity(&self, run_id: &str, owner: &User) -> Result<(), ApiError> {
-        let active = self.active.lock().unwrap();
+        let active = self.active.lock();
         if active.contains_key(run_id) {
             return Err(ApiError::Conflict(format!(
                 "run '{run_id}' is already in progress"
@@ -324,7 +327,6 @@ impl Runs {
         let log = self
             .active
             .lock()
-            .unwrap()
             .get(run_id)
             .map(|r| r.log.clone());
         if log.is_none() {
@@ -367,7 +369,7 @@ impl Runs {
         thread_id: Option<&str>,
         user: Option<&User>,
     ) -> usize {
-        let active = self.active.lock().unwrap();
+        let active = self.active.lock();
         let mut n = 0;
         for (id, run) in active.iter() {
             if user.is_some_and(|u| *u != run.owner) {
@@ -388,17 +390,17 @@ impl Runs {
 
     /// Runs still in progress (their tasks have not ended).
     pub fn active_count(&self) -> usize {
-        self.active.lock().unwrap().len()
+        self.active.lock().len()
     }
 
     /// The number of the last event of run `run_id` if it is in progress.
     pub fn live_position(&self, run_id: &str) -> Option<u64> {
-        let log = self.active.lock().unwrap().get(run_id).map(|r| r.log.clone())?;
+        let log = self.active.lock().get(run_id).map(|r| r.log.clone())?;
         Some(log.last_seq())
     }
 
     pub fn is_active(&self, run_id: &str) -> bool {
-        self.active.lock().unwrap().contains_key(run_id)
+        self.active.lock().contains_key(run_id)
     }
 
     pub(crate) fn register_wait(
@@ -411,11 +413,10 @@ impl Runs {
         let owner = self
             .active
             .lock()
-            .unwrap()
             .get(run_id)
             .map(|r| r.owner.clone())
             .unwrap_or_else(User::anonymous);
-        self.waits.lock().unwrap().insert(
+        self.waits.lock().insert(
             tool_call_id.to_string(),
             Waiter {
                 run_id: run_id.to_string(),
@@ -428,13 +429,13 @@ impl Runs {
     }
 
     pub(crate) fn forget_wait(&self, tool_call_id: &str) {
-        self.waits.lock().unwrap().remove(tool_call_id);
+        self.waits.lock().remove(tool_call_id);
     }
 
     /// Answer a tool call a running agent waits on. Returns the (thread, run) it belonged to,
     /// or None when nothing waits on that id.
     pub fn resolve_wait(&self, tool_call_id: &str, answer: Value) -> Option<(String, String)> {
-        let waiter = self.waits.lock().unwrap().remove(tool_call_id)?;
+        let waiter = self.waits.lock().remove(tool_call_id)?;
         let ids = (waiter.thread_id, waiter.run_id);
         waiter.tx.send(answer).ok().map(|_| ids)
     }
@@ -447,7 +448,7 @@ impl Runs {
         answer: Value,
     ) -> Option<(String, String)> {
         let waiter = {
-            let mut waits = self.waits.lock().unwrap();
+            let mut waits = self.waits.lock();
             if waits.get(tool_call_id)?.owner != *user {
                 return None;
             }
@@ -459,7 +460,7 @@ impl Runs {
 
     /// Tool calls currently waiting for an answer: (tool call id, thread id, run id).
     pub fn pending_waits(&self) -> Vec<(String, String, String)> {
-        let waits = self.waits.lock().unwrap();
+        let waits = self.waits.lock();
         let mut v: Vec<_> = waits
             .iter()
             .map(|(id, w)| (id.clone(), w.thread_id.clone(), w.run_id.clone()))
@@ -472,20 +473,20 @@ impl Runs {
     pub fn thread(&self, thread_id: Option<&str>) -> Option<(String, Conversation)> {
         let id = match thread_id {
             Some(t) => t.to_string(),
-            None => self.latest_thread.lock().unwrap().clone()?,
+            None => self.latest_thread.lock().clone()?,
         };
-        let threads = self.threads.lock().unwrap();
+        let threads = self.threads.lock();
         threads.get(&id).map(|c| (id.clone(), c.clone()))
     }
 
     /// `user`'s most recently started thread.
     pub fn latest_thread_of(&self, user: &User) -> Option<String> {
-        self.latest_by_owner.lock().unwrap().get(user).cloned()
+        self.latest_by_owner.lock().get(user).cloned()
     }
 
     /// Who owns a thread (None: no such thread).
     pub async fn thread_owner(&self, thread_id: &str) -> Option<String> {
-        if let Some(o) = self.owners.lock().unwrap().get(thread_id) {
+        if let Some(o) = self.owners.lock().get(thread_id) {
             return Some(o.name().to_string());
         }
         let store = self.store.as_ref()?;
@@ -508,7 +509,7 @@ impl Runs {
 
     /// Who owns a run (None: no such run).
     pub async fn run_owner(&self, run_id: &str) -> Option<String> {
-        if let Some(r) = self.active.lock().unwrap().get(run_id) {
+        if let Some(r) = self.active.lock().get(run_id) {
             return Some(r.owner.name().to_string());
         }
         let store = self.store.as_ref()?;
@@ -553,14 +554,14 @@ impl Runs {
 
     /// Ids of the threads seen, sorted.
     pub fn thread_ids(&self) -> Vec<String> {
-        let mut v: Vec<_> = self.threads.lock().unwrap().keys().cloned().collect();
+        let mut v: Vec<_> = self.threads.lock().keys().cloned().collect();
         v.sort();
         v
     }
 
     fn end(&self, run_id: &str) {
-        self.waits.lock().unwrap().retain(|_, w| w.run_id != run_id);
-        let mut active = self.active.lock().unwrap();
+        self.waits.lock().retain(|_, w| w.run_id != run_id);
+        let mut active = self.active.lock();
         active.remove(run_id);
         self.evict_idle_threads(&active);
     }

@@ -131,7 +131,7 @@ pub(super) async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
             let bytes = store
                 .run_ended(&run_id, status, error, conv, &thread_id, now_ms())
                 .await;
-            ctx.runs.thread_bytes.lock().unwrap().insert(thread_id, bytes);
+            ctx.runs.thread_bytes.lock().insert(thread_id, bytes);
         }
     }
     ctx.runs.end(&run_id);

@@ -5,7 +5,11 @@
 //! found again.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+// Locks that cannot be poisoned: a panic while one is held (none is expected) must not make
+// every later request panic too.
+use parking_lot::Mutex;
 
 use tokio::sync::Notify;
 
@@ -87,7 +91,7 @@ impl RunLog {
     }
 
     pub(super) fn push(&self, logged: Arc<Logged>) {
-        let mut inner = self.inner.lock().unwrap();
+        let mut inner = self.inner.lock();
         let seq = logged.seq;
         inner.events.push_back(logged);
         if inner.gated && inner.events.len() > LIVE_WINDOW {
@@ -104,19 +108,19 @@ impl RunLog {
 
     /// The number of the last event pushed (0: none yet).
     pub(super) fn last_seq(&self) -> u64 {
-        let inner = self.inner.lock().unwrap();
+        let inner = self.inner.lock();
         inner.first + inner.events.len() as u64 - 1
     }
 
     pub(super) fn end(&self) {
-        self.inner.lock().unwrap().ended = true;
+        self.inner.lock().ended = true;
         self.notify.notify_waiters();
     }
 }
 
 impl Committed for RunLog {
     fn committed(&self, seq: u64) {
-        let mut inner = self.inner.lock().unwrap();
+        let mut inner = self.inner.lock();
         if seq <= inner.readable || inner.failed {
             return;
         }
@@ -126,7 +130,7 @@ impl Committed for RunLog {
     }
 
     fn failed(&self) {
-        self.inner.lock().unwrap().failed = true;
+        self.inner.lock().failed = true;
         self.notify.notify_waiters();
     }
 }
@@ -134,7 +138,7 @@ impl Committed for RunLog {
 impl RunLog {
     /// Whether some of the run's events could not be stored.
     pub(super) fn has_failed(&self) -> bool {
-        self.inner.lock().unwrap().failed
+        self.inner.lock().failed
     }
 }
 
@@ -220,7 +224,7 @@ impl RunReader {
     /// longer holds the next event (it must come from the database).
     fn fill_from_log(&mut self) -> bool {
         let Some(log) = &self.log else { return false };
-        let inner = log.inner.lock().unwrap();
+        let inner = log.inner.lock();
         // Saturating: a position from a client may be any number (the route refuses those past
         // the run, but nothing here may overflow).
         let next = self.after.saturating_add(1);
@@ -260,7 +264,7 @@ impl RunReader {
                 continue;
             }
             {
-                let inner = log.inner.lock().unwrap();
+                let inner = log.inner.lock();
                 let last = inner.first + inner.events.len() as u64 - 1;
                 if inner.failed && self.after >= inner.readable {
                     if self.told_failure {

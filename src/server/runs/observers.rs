@@ -26,7 +26,7 @@ pub struct ObserverSlot {
 
 impl Drop for ObserverSlot {
     fn drop(&mut self) {
-        let mut counts = self.runs.observers.lock().unwrap();
+        let mut counts = self.runs.observers.lock();
         if let Some(n) = counts.get_mut(&self.user) {
             *n = n.saturating_sub(1);
             if *n == 0 {
@@ -54,8 +54,8 @@ impl Runs {
     ) {
         // Publishing numbers and sends under the threads lock: nothing slips between the
         // backlog and the subscription.
-        let _threads = self.threads.lock().unwrap();
-        let recent = self.recent.lock().unwrap();
+        let _threads = self.threads.lock();
+        let recent = self.recent.lock();
         let rx = self.hub.subscribe();
         let current = self.seq.load(Ordering::Relaxed);
         let oldest = recent.front().map_or(current + 1, |e| e.seq);
@@ -73,9 +73,9 @@ impl Runs {
         thread_id: Option<&str>,
         owner: Option<&User>,
     ) -> (u64, Vec<(String, Conversation)>) {
-        let threads = self.threads.lock().unwrap();
+        let threads = self.threads.lock();
         let seq = self.seq.load(Ordering::Relaxed);
-        let owners = self.owners.lock().unwrap();
+        let owners = self.owners.lock();
         let visible = |t: &str| owner.is_none_or(|o| owners.get(t) == Some(o));
         let convs = match thread_id {
             Some(t) if !visible(t) => Vec::new(),
@@ -87,7 +87,7 @@ impl Runs {
                 // The most recently run visible threads only (a run in progress is among them
                 // unless more than that many started since): a resync costs a bounded copy,
                 // however many threads the server holds.
-                let recency = self.recency.lock().unwrap();
+                let recency = self.recency.lock();
                 let mut recent: Vec<(u64, &String)> = threads
                     .keys()
                     .filter(|k| visible(k))
@@ -109,7 +109,7 @@ impl Runs {
     /// A slot for one more observer stream of `user`, released when dropped; 429 past the
     /// configured number per user.
     pub fn observer_slot(self: &Arc<Self>, user: &str) -> Result<ObserverSlot, ApiError> {
-        let mut counts = self.observers.lock().unwrap();
+        let mut counts = self.observers.lock();
         let n = counts.entry(user.to_string()).or_insert(0);
         if *n >= self.limits.max_observers_per_user {
             return Err(ApiError::TooManyObservers(format!(
@@ -147,7 +147,7 @@ impl Runs {
         // Applying, numbering and sending happen under the threads lock, so sequence numbers
         // reach the hub in order and a snapshot taken under the same lock reflects exactly the
         // events numbered up to the counter (see `observer_snapshot`).
-        let mut threads = self.threads.lock().unwrap();
+        let mut threads = self.threads.lock();
         if !expanded.is_empty() {
             let conv = threads.entry(thread_id.to_string()).or_default();
             for e in &expanded {
@@ -164,7 +164,7 @@ impl Runs {
             json,
         });
         {
-            let mut recent = self.recent.lock().unwrap();
+            let mut recent = self.recent.lock();
             if recent.len() == HUB_CAPACITY {
                 recent.pop_front();
             }

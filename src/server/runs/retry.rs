@@ -26,7 +26,6 @@ impl Runs {
         let failed_in_memory = self
             .threads
             .lock()
-            .unwrap()
             .get(&input.thread_id)
             .map(|c| matches!(c.run, RunStatus::Error { .. }));
         match failed_in_memory {

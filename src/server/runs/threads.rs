@@ -17,7 +17,7 @@ impl Runs {
     /// A thread's conversation: the live one, else one rebuilt from the stored messages and
     /// state (not kept in memory).
     pub async fn load_thread(&self, thread_id: &str) -> Option<Conversation> {
-        if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
+        if let Some(c) = self.threads.lock().get(thread_id) {
             return Some(c.clone());
         }
         let history = self.history(thread_id).await?;
@@ -28,7 +28,7 @@ impl Runs {
 
     /// A thread's messages, state and render hints: the live conversation's, else the stored.
     pub(super) async fn history(&self, thread_id: &str) -> Option<History> {
-        if let Some(c) = self.threads.lock().unwrap().get(thread_id) {
+        if let Some(c) = self.threads.lock().get(thread_id) {
             return Some(History {
                 messages: c.messages.clone(),
                 state: c.state.clone(),
@@ -62,7 +62,7 @@ impl Runs {
         history: Option<History>,
         replaced: Option<Replaced>,
     ) -> Vec<Message> {
-        let mut threads = self.threads.lock().unwrap();
+        let mut threads = self.threads.lock();
         let conv = threads
             .entry(input.thread_id.clone())
             .or_insert_with(|| history.map(conversation_of).unwrap_or_default());
@@ -76,9 +76,8 @@ impl Runs {
         let t = self.clock.fetch_add(1, Ordering::Relaxed);
         self.recency
             .lock()
-            .unwrap()
             .insert(input.thread_id.clone(), t);
-        *self.latest_thread.lock().unwrap() = Some(input.thread_id.clone());
+        *self.latest_thread.lock() = Some(input.thread_id.clone());
         messages
     }
 
@@ -92,10 +91,10 @@ impl Runs {
         }
         let busy: std::collections::HashSet<&String> =
             active.values().map(|r| &r.thread_id).collect();
-        let latest = self.latest_thread.lock().unwrap().clone();
-        let mut threads = self.threads.lock().unwrap();
-        let mut recency = self.recency.lock().unwrap();
-        let mut sizes = self.thread_bytes.lock().unwrap();
+        let latest = self.latest_thread.lock().clone();
+        let mut threads = self.threads.lock();
+        let mut recency = self.recency.lock();
+        let mut sizes = self.thread_bytes.lock();
         let mut idle: Vec<(u64, String)> = threads
             .keys()
             .filter(|t| !busy.contains(*t) && latest.as_ref() != Some(*t))
@@ -110,7 +109,7 @@ impl Runs {
             return;
         }
         idle.sort_unstable();
-        let mut owners = self.owners.lock().unwrap();
+        let mut owners = self.owners.lock();
         for (_, t) in idle {
             if excess == 0 && idle_bytes <= self.limits.idle_threads_bytes {
                 break;
