@@ -86,7 +86,9 @@ test_all() {
   setup yes
   local started=$SECONDS
   say "unit, property, conformance and server tests (cargo test --features ssr)"
-  cargo test --features ssr -- --skip random_cuts_and_restarts
+  cargo test --features ssr -- --skip random_cuts_and_restarts --skip hostile_
+  say "hostile tests: every attack of the hardening issue against the binary in its own process"
+  cargo test --features ssr --test hostile -- --test-threads 1 --nocapture 2>&1 | grep -E '^test |^hostile|panicked|test result|assert'
   say "resume test: random cuts and server restarts (prints its figures)"
   cargo test --features ssr --test resume random_cuts_and_restarts -- --nocapture
   say "the browser build compiles (wasm32, feature hydrate)"

@@ -1,0 +1,636 @@
+//! The studio tried as an attacker would: the release-shaped binary (`CARGO_BIN_EXE`) in a
+//! process of its own on loopback, hostile peers written here (a foreign AG-UI agent that nests
+//! or bombs its state or never stops), and one test per attack of the hardening issue. Each
+//! checks that the process stays up, that `/healthz` answers within a second during and after
+//! the attack, that its memory (`/proc/PID/status`) stays within a stated budget, and that the
+//! refusal is the documented one. Big numbers are scaled down by a flag where the flag makes the
+//! same point faster (`--max-run-events`, `--max-upstream-bytes`).
+
+mod common;
+
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{open_sse, request, HttpConn};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// The binary in a process of its own, stopped (by PID) when dropped.
+struct Studio {
+    child: Child,
+    addr: SocketAddr,
+    dir: PathBuf,
+}
+
+impl Studio {
+    fn start(args: &[&str]) -> Studio {
+        let dir = std::env::temp_dir().join(format!(
+            "agui-hostile-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self::start_in(dir, args, None)
+    }
+
+    /// Start on `dir`'s database; `nofile` limits the process's descriptors (via `prlimit`).
+    fn start_in(dir: PathBuf, args: &[&str], nofile: Option<u32>) -> Studio {
+        let bin = env!("CARGO_BIN_EXE_agui-studio");
+        let db = dir.join("studio.db");
+        let mut cmd = match nofile {
+            Some(n) => {
+                let mut c = Command::new("prlimit");
+                c.arg(format!("--nofile={n}:{n}")).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
+        cmd.args(["--addr", "127.0.0.1:0", "--demo-delay-ms", "0", "--log", "warn,agui_studio::server=info", "--db"])
+            .arg(&db)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("the binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.split("listening on http://").nth(1) {
+                    let _ = tx.send(url.trim().to_string());
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server says where it listens")
+            .parse()
+            .unwrap();
+        Studio { child, addr, dir }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// (VmRSS, VmHWM) in MiB.
+    fn memory(&self) -> (u64, u64) {
+        let text = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
+        let field = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0)
+                / 1024
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+
+    /// Stop it and start it again on the same database.
+    fn restart(mut self, args: &[&str]) -> Studio {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let dir = std::mem::take(&mut self.dir);
+        Self::start_in(dir, args, None)
+    }
+}
+
+impl Drop for Studio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !self.dir.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// Probes `/healthz` every 100 ms until dropped; remembers the slowest answer (a failure counts
+/// as 10 s).
+struct Prober {
+    stop: Arc<AtomicBool>,
+    worst_ms: Arc<AtomicU64>,
+}
+
+impl Prober {
+    fn start(addr: SocketAddr) -> Prober {
+        let stop = Arc::new(AtomicBool::new(false));
+        let worst_ms = Arc::new(AtomicU64::new(0));
+        let (s, w) = (stop.clone(), worst_ms.clone());
+        tokio::spawn(async move {
+            while !s.load(Ordering::Relaxed) {
+                let ms = healthz_ms(addr).await;
+                w.fetch_max(ms, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        });
+        Prober { stop, worst_ms }
+    }
+
+    fn worst(&self) -> Duration {
+        Duration::from_millis(self.worst_ms.load(Ordering::Relaxed))
+    }
+}
+
+impl Drop for Prober {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+async fn healthz_ms(addr: SocketAddr) -> u64 {
+    let started = Instant::now();
+    let ok = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut s = TcpStream::connect(addr).await.ok()?;
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .await
+            .ok()?;
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.ok()?;
+        out.starts_with(b"HTTP/1.1 200").then_some(())
+    })
+    .await;
+    match ok {
+        Ok(Some(())) => started.elapsed().as_millis() as u64,
+        _ => 10_000,
+    }
+}
+
+/// The server is up and `/healthz` answers within a second.
+async fn assert_healthy(s: &mut Studio, what: &str) {
+    assert!(s.alive(), "{what}: the process died");
+    let ms = healthz_ms(s.addr).await;
+    assert!(ms < 1000, "{what}: /healthz took {ms} ms");
+}
+
+fn run_body(thread: &str, run: &str, text: &str) -> Value {
+    json!({"threadId": thread, "runId": run,
+           "messages": [{"id": format!("u-{run}"), "role": "user", "content": text}]})
+}
+
+async fn post(addr: SocketAddr, body: &[u8], headers: &[(&str, &str)]) -> common::HttpResponse {
+    request(addr, "POST", "/api/agents/demo", headers, Some(body)).await
+}
+
+// ---- 1. the page ignores --auth-token ----
+
+#[tokio::test]
+async fn hostile_the_page_needs_the_token_too() {
+    let mut s = Studio::start(&["--auth-token", "sesame"]);
+    let r = post(
+        s.addr,
+        run_body("t-secret", "r1", "the secret plan").to_string().as_bytes(),
+        &[("Authorization", "Bearer sesame")],
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    for path in ["/", "/?thread=t-secret", "/api/threads", "/api/threads/t-secret"] {
+        let r = request(s.addr, "GET", path, &[], None).await;
+        assert_eq!(r.status, 401, "{path}");
+        // (The sign-in page may repeat the address it was asked for; never the thread.)
+        assert!(!r.body.contains("secret plan"), "{path} leaks: {}", r.body);
+    }
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 2. one message kills the process, for good ----
+
+#[tokio::test]
+async fn hostile_a_deeply_nested_message_renders_and_survives_a_restart() {
+    let mut s = Studio::start(&[]);
+    let body = json!({"threadId": "t-deep", "runId": "r-deep", "messages": [
+        {"id": "a0", "role": "assistant", "content": ">".repeat(100_000)},
+        {"id": "a1", "role": "assistant", "content": "- ".repeat(20_000) + "x"},
+        {"id": "u1", "role": "user", "content": "chat"}]});
+    let r = post(s.addr, body.to_string().as_bytes(), &[]).await;
+    assert_eq!(r.status, 200);
+    let page = request(s.addr, "GET", "/?thread=t-deep", &[], None).await;
+    assert_eq!(page.status, 200);
+    assert_healthy(&mut s, "after rendering the thread").await;
+    // The thread stays in the database: the next process renders it too.
+    let mut s = s.restart(&[]);
+    let page = request(s.addr, "GET", "/?thread=t-deep", &[], None).await;
+    assert_eq!(page.status, 200);
+    assert_healthy(&mut s, "after a restart").await;
+}
+
+/// A foreign AG-UI agent on loopback answering every POST with `events(i)` for i = 0.. until
+/// `events` returns None or the connection breaks. Returns its URL and how many bytes it wrote.
+async fn evil_agent(
+    events: impl Fn(u64) -> Option<String> + Send + Sync + 'static,
+) -> (String, Arc<AtomicU64>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/agent", listener.local_addr().unwrap());
+    let written = Arc::new(AtomicU64::new(0));
+    let events = Arc::new(events);
+    let w = written.clone();
+    tokio::spawn(async move {
+        for _ in 0..16 {
+            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let (events, w) = (events.clone(), w.clone());
+            tokio::spawn(async move {
+                // Read the request head and body (whatever arrives in a moment).
+                let mut buf = vec![0u8; 1 << 16];
+                let _ = tokio::time::timeout(Duration::from_millis(300), sock.read(&mut buf)).await;
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+                if sock.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let started = Instant::now();
+                let mut i = 0;
+                while started.elapsed() < Duration::from_secs(60) {
+                    let Some(e) = events(i) else { break };
+                    let frame = format!("data: {e}\n\n");
+                    if sock.write_all(frame.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    w.fetch_add(frame.len() as u64, Ordering::Relaxed);
+                    i += 1;
+                }
+            });
+        }
+    });
+    (url, written)
+}
+
+fn started_events(i: u64) -> Option<String> {
+    match i {
+        0 => Some(r#"{"type":"RUN_STARTED","threadId":"t-evil","runId":"r-evil"}"#.into()),
+        _ => None,
+    }
+}
+
+/// Read a run to its end; returns its last event.
+async fn last_event(addr: SocketAddr, body: &Value) -> Value {
+    let mut sse = open_sse(addr, "POST", "/api/agents/evil", Some(&body.to_string())).await;
+    assert_eq!(sse.status(), 200);
+    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run())
+        .await
+        .expect("the run ends");
+    events.last().cloned().unwrap_or(Value::Null)
+}
+
+#[tokio::test]
+async fn hostile_state_nested_deeper_and_deeper_by_a_foreign_agent_ends_the_run() {
+    // Each delta adds one level: 48,000 of them would nest the state 48,000 deep.
+    let (url, written) = evil_agent(|i| {
+        if i == 0 {
+            return started_events(0);
+        }
+        if i > 48_000 {
+            return Some(r#"{"type":"RUN_FINISHED","threadId":"t-evil","runId":"r-evil"}"#.into());
+        }
+        let path = "/a".repeat(i as usize);
+        Some(format!(
+            r#"{{"type":"STATE_DELTA","delta":[{{"op":"add","path":"{path}","value":{{}}}}]}}"#
+        ))
+    })
+    .await;
+    let spec = format!("evil={url}");
+    let mut s = Studio::start(&["--proxy", &spec]);
+    let prober = Prober::start(s.addr);
+    let last = last_event(s.addr, &run_body("t-evil", "r-evil", "nest")).await;
+    assert_eq!(last["type"], "RUN_ERROR", "{last}");
+    assert_eq!(last["code"], "STATE_LIMIT", "{last}");
+    assert!(written.load(Ordering::Relaxed) < 64 << 20, "the foreign stream was cut short");
+    let state = request(s.addr, "GET", "/api/threads/t-evil", &[], None).await.json()["state"].clone();
+    assert!(state.to_string().len() < 1000, "the state stayed small: {state}");
+    drop(prober);
+    assert_healthy(&mut s, "after the run").await;
+}
+
+// ---- 3. small requests pin large memory and disk ----
+
+#[tokio::test]
+async fn hostile_huge_ids_are_refused_before_anything_is_stored() {
+    let mut s = Studio::start(&[]);
+    let big_thread = "t".repeat(1 << 20);
+    let r = post(s.addr, run_body(&big_thread, "r1", "long 1000").to_string().as_bytes(), &[]).await;
+    assert_eq!(r.status, 422, "{}", r.body);
+    let big_run = "r".repeat(100 * 1024);
+    let r = post(s.addr, run_body("t1", &big_run, "long 1000").to_string().as_bytes(), &[]).await;
+    assert_eq!(r.status, 422, "{}", r.body);
+    let db = std::fs::metadata(s.dir.join("studio.db")).map(|m| m.len()).unwrap_or(0);
+    let wal = std::fs::metadata(s.dir.join("studio.db-wal")).map(|m| m.len()).unwrap_or(0);
+    assert!(db + wal < 8 << 20, "{db} + {wal} bytes on disk");
+    assert_healthy(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
+    let mut s = Studio::start(&[]);
+    let (base, _) = s.memory();
+    // 40 runs with almost 4 MiB of state each, on 40 threads.
+    let state = json!({"blob": "x".repeat(4 * 1024 * 1024 - 64)});
+    for i in 0..40 {
+        let mut body = run_body(&format!("t-state-{i}"), &format!("r-state-{i}"), "chat");
+        body["state"] = state.clone();
+        let r = post(s.addr, body.to_string().as_bytes(), &[]).await;
+        assert_eq!(r.status, 200, "{}", &r.body[..r.body.len().min(300)]);
+    }
+    let (after_states, _) = s.memory();
+    // Six bodies of almost 16 MiB at once (many small messages: the costliest shape to parse).
+    let messages: Vec<Value> = (0..9000)
+        .map(|i| json!({"id": format!("m{i}"), "role": "user", "content": "y".repeat(1700)}))
+        .collect();
+    let huge = json!({"threadId": "t-huge", "runId": "r-huge", "messages": messages}).to_string();
+    assert!(huge.len() < 16 << 20);
+    let mut tasks = Vec::new();
+    for i in 0..6 {
+        let body = huge.replace("r-huge", &format!("r-huge-{i}")).replace("t-huge", &format!("t-huge-{i}"));
+        let addr = s.addr;
+        tasks.push(tokio::spawn(async move { post(addr, body.as_bytes(), &[]).await.status }));
+    }
+    for t in tasks {
+        let status = t.await.unwrap();
+        assert!(status == 200 || status == 429, "{status}");
+    }
+    let (after_bodies, peak) = s.memory();
+    // Ten concurrent page loads of a server with all those threads.
+    let prober = Prober::start(s.addr);
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let addr = s.addr;
+        tasks.push(tokio::spawn(async move { request(addr, "GET", "/", &[], None).await.status }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), 200);
+    }
+    let (after_pages, peak2) = s.memory();
+    eprintln!(
+        "hostile memory (MiB): start {base}; after 40 × 4 MiB states {after_states}; after six 16 MiB \
+         bodies {after_bodies} (peak {peak}); after 10 page loads {after_pages} (peak {peak2})"
+    );
+    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    // Before the hardening: +476 MiB kept after the states, a 1.2 GB peak for the bodies, +567
+    // MiB for the page loads. Measured after it (debug build): +97, +586 peak, +0.
+    assert!(after_states < base + 200, "40 large states kept {after_states} MiB");
+    assert!(peak < base + 700, "six large bodies peaked at {peak} MiB");
+    assert!(after_bodies < base + 500, "six large bodies left {after_bodies} MiB");
+    assert!(after_pages < after_bodies + 100, "page loads kept {after_pages} MiB");
+    assert_healthy(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn hostile_observers_that_never_read_hold_little() {
+    let mut s = Studio::start(&["--max-run-events", "20000"]);
+    // Threads with long conversations, and more events than the hub keeps.
+    for i in 0..4 {
+        let r = post(s.addr, run_body(&format!("t-o{i}"), &format!("r-o{i}"), "long 6000").to_string().as_bytes(), &[]).await;
+        assert_eq!(r.status, 200);
+    }
+    let (base, _) = s.memory();
+    let mut conns = Vec::new();
+    for _ in 0..40 {
+        let c = HttpConn::send(s.addr, "GET", "/api/ag-ui/stream", &[("Last-Event-ID", "1")], None).await;
+        assert_eq!(c.status, 200);
+        conns.push(c);
+    }
+    // A 41st... 64th are allowed; past the per-user limit they are refused.
+    let mut refused = 0;
+    for _ in 0..40 {
+        let r = HttpConn::send(s.addr, "GET", "/api/ag-ui/stream", &[], None).await;
+        if r.status == 429 {
+            refused += 1;
+        }
+        conns.push(r);
+    }
+    assert!(refused > 0, "observers per user are capped");
+    let (held, _) = s.memory();
+    eprintln!("hostile memory (MiB): 40 silent observers: {base} → {held}");
+    assert!(held < base + 150, "silent observers hold {held} MiB (from {base})");
+    drop(conns);
+    assert_healthy(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn hostile_one_client_cannot_start_runs_without_end() {
+    let mut s = Studio::start(&["--max-run-events", "50000", "--demo-delay-ms", "1"]);
+    let mut statuses = std::collections::BTreeMap::new();
+    let mut conns = Vec::new();
+    for i in 0..200 {
+        let body = run_body(&format!("t-d{i}"), &format!("r-d{i}"), "long 1000000").to_string();
+        let c = HttpConn::send(s.addr, "POST", "/api/agents/demo", &[("X-AGUI-Detach", "true")], Some(body.as_bytes())).await;
+        *statuses.entry(c.status).or_insert(0) += 1;
+        conns.push(c);
+    }
+    drop(conns);
+    eprintln!("hostile: 200 detached long runs from one client: {statuses:?}");
+    assert_eq!(statuses.get(&200), Some(&32), "{statuses:?}");
+    assert_eq!(statuses.get(&429), Some(&168), "{statuses:?}");
+    let r = request(s.addr, "POST", "/api/ag-ui/abort", &[], Some(b"{}")).await;
+    assert!(r.status < 300, "{}", r.body);
+    // A single run stops at the event limit (`long 10000000` stored ~1.4 GB).
+    let s2 = Studio::start(&["--max-run-events", "50000"]);
+    let mut sse = open_sse(s2.addr, "POST", "/api/agents/demo", Some(&run_body("t-l", "r-l", "long 10000000").to_string())).await;
+    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run()).await.expect("the run ends");
+    assert!(events.len() <= 50_000);
+    assert_eq!(events.last().unwrap()["code"], "EVENT_LIMIT");
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 4. the history merge ----
+
+#[tokio::test]
+async fn hostile_merging_long_histories_does_not_starve_the_server() {
+    let mut s = Studio::start(&["--max-messages", "100000", "--body-limit", "67108864"]);
+    let many = |prefix: &str, n: usize| -> Vec<Value> {
+        (0..n).map(|i| json!({"id": format!("{prefix}{i}"), "role": "user", "content": "z"})).collect()
+    };
+    for t in 0..2 {
+        let body = json!({"threadId": format!("t-m{t}"), "runId": format!("r-m{t}"), "messages": many("h", 40_000)});
+        assert_eq!(post(s.addr, body.to_string().as_bytes(), &[]).await.status, 200);
+    }
+    let prober = Prober::start(s.addr);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for t in 0..2 {
+        let body = json!({"threadId": format!("t-m{t}"), "runId": format!("r-m{t}-2"), "messages": many("n", 40_000)}).to_string();
+        let addr = s.addr;
+        tasks.push(tokio::spawn(async move { post(addr, body.as_bytes(), &[]).await.status }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), 200);
+    }
+    eprintln!("hostile: two 40k-into-40k merges took {:?}; /healthz worst {:?}", started.elapsed(), prober.worst());
+    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    let thread = request(s.addr, "GET", "/api/threads/t-m0", &[], None).await.json();
+    assert!(thread["messages"].as_array().unwrap().len() >= 80_000);
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 5. no timeouts ----
+
+#[tokio::test]
+async fn hostile_slow_clients_cannot_exhaust_connections() {
+    let dir = std::env::temp_dir().join(format!("agui-hostile-fd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = Studio::start_in(dir, &["--header-timeout", "2", "--body-timeout", "2"], Some(1024));
+    let prober = Prober::start(s.addr);
+    let mut held = Vec::new();
+    for i in 0..700 {
+        let Ok(mut c) = TcpStream::connect(s.addr).await else { continue };
+        let text = if i < 500 {
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".to_string()
+        } else {
+            "POST /api/agents/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{".to_string()
+        };
+        let _ = c.write_all(text.as_bytes()).await;
+        held.push(c);
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_healthy(&mut s, "with 700 slow connections open").await;
+    // Within the timeouts (plus slack) the server has closed them all.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut closed = 0;
+    for c in &mut held {
+        let mut b = [0u8; 512];
+        match tokio::time::timeout(Duration::from_millis(20), c.read(&mut b)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => closed += 1,
+            Ok(Ok(_)) => {
+                // A 408 answer, then the close.
+                if matches!(tokio::time::timeout(Duration::from_millis(200), c.read(&mut b)).await, Ok(Ok(0)) | Ok(Err(_))) {
+                    closed += 1;
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    eprintln!("hostile: slow connections closed by the server: {closed} of {}", held.len());
+    assert_eq!(closed, held.len());
+    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 6. cross-site and DNS rebinding ----
+
+#[tokio::test]
+async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
+    let mut s = Studio::start(&[]);
+    let r = request(s.addr, "POST", "/api/agents/demo", &[], Some(run_body("t-c", "r-c", "chat").to_string().as_bytes())).await;
+    assert_eq!(r.status, 200);
+    // A "simple request" from another site: text/plain, no preflight.
+    let body = run_body("t-x", "r-x", "chat").to_string();
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let text = format!(
+        "POST /api/agents/demo HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        s.addr,
+        body.len()
+    );
+    c.write_all(text.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    c.read_to_string(&mut out).await.unwrap();
+    assert!(out.starts_with("HTTP/1.1 403") || out.starts_with("HTTP/1.1 415"), "{out}");
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(format!("POST /api/ag-ui/abort HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", s.addr).as_bytes()).await.unwrap();
+    let mut out = String::new();
+    c.read_to_string(&mut out).await.unwrap();
+    assert!(out.starts_with("HTTP/1.1 403"), "{out}");
+    // DNS rebinding: the page is asked for under another name.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(b"GET /api/threads HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut out = String::new();
+    c.read_to_string(&mut out).await.unwrap();
+    assert!(out.starts_with("HTTP/1.1 421"), "{out}");
+    assert!(!out.contains("t-c"));
+    let threads = request(s.addr, "GET", "/api/threads", &[], None).await.json();
+    assert_eq!(threads["threads"].as_array().unwrap().len(), 1, "nothing started: {threads}");
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 7. a run id reused on another thread ----
+
+#[tokio::test]
+async fn hostile_a_reused_run_id_cannot_take_over_a_stored_run() {
+    let mut s = Studio::start(&[]);
+    let r = post(s.addr, run_body("victim", "r-shared", "chat").to_string().as_bytes(), &[]).await;
+    assert_eq!(r.status, 200);
+    let before = request(s.addr, "GET", "/api/runs/r-shared/events", &[], None).await.body;
+    let r = post(s.addr, run_body("attacker", "r-shared", "long 10").to_string().as_bytes(), &[]).await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    let after = request(s.addr, "GET", "/api/runs/r-shared/events", &[], None).await.body;
+    assert_eq!(before, after);
+    let run = request(s.addr, "GET", "/api/runs/r-shared", &[], None).await.json();
+    assert_eq!(run["run"]["threadId"], "victim", "{run}");
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 8. upstreams bounded per line only ----
+
+#[tokio::test]
+async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
+    // 40 copies of the root into itself: 2^40 times the state if applied.
+    let (bomb_url, _) = evil_agent(|i| match i {
+        0 => started_events(0),
+        1 => Some(r#"{"type":"STATE_SNAPSHOT","snapshot":{"a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#.into()),
+        2 => {
+            let ops: Vec<String> = (0..40).map(|k| format!(r#"{{"op":"copy","from":"","path":"/c{k}"}}"#)).collect();
+            Some(format!(r#"{{"type":"STATE_DELTA","delta":[{}]}}"#, ops.join(",")))
+        }
+        3 => Some(r#"{"type":"RUN_FINISHED","threadId":"t-evil","runId":"r-evil"}"#.into()),
+        _ => None,
+    })
+    .await;
+    // An endless stream of text deltas (180 MB and more).
+    let (flood_url, written) = evil_agent(|i| match i {
+        0 => started_events(0),
+        1 => Some(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.into()),
+        i if i < 3_000_000 => Some(format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{}"}}"#, "w".repeat(60))),
+        _ => None,
+    })
+    .await;
+    let (bomb, flood) = (format!("bomb={bomb_url}"), format!("flood={flood_url}"));
+    let mut s = Studio::start(&["--proxy", &bomb, "--proxy", &flood, "--max-upstream-bytes", "16777216"]);
+    let (base, _) = s.memory();
+    let prober = Prober::start(s.addr);
+    let mut sse = open_sse(s.addr, "POST", "/api/agents/bomb", Some(&run_body("t-evil", "r-evil", "x").to_string())).await;
+    let events = tokio::time::timeout(Duration::from_secs(30), sse.read_run()).await.expect("the run ends");
+    let last = events.last().unwrap();
+    assert_eq!(last["code"], "STATE_LIMIT", "{last}");
+    let state = request(s.addr, "GET", "/api/threads/t-evil", &[], None).await.json()["state"].clone();
+    assert_eq!(state, json!({"a": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}), "the state is as before the bomb");
+    let mut sse = open_sse(s.addr, "POST", "/api/agents/flood", Some(&run_body("t-evil2", "r-evil2", "x").to_string())).await;
+    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run()).await.expect("the run ends");
+    let last = events.last().unwrap();
+    assert_eq!(last["code"], "UPSTREAM_LIMIT", "{last}");
+    let (_, peak) = s.memory();
+    eprintln!(
+        "hostile: copy bomb and flood ({} MB written by the flood): RSS {base} MiB → peak {peak} MiB",
+        written.load(Ordering::Relaxed) >> 20
+    );
+    assert!(peak < base + 300, "peak {peak} MiB from {base}");
+    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    assert_healthy(&mut s, "after").await;
+}
+
+// ---- 9. Last-Event-ID: 18446744073709551615 ----
+
+#[tokio::test]
+async fn hostile_a_huge_last_event_id_is_refused_and_the_run_is_not_stuck() {
+    let mut s = Studio::start(&["--demo-delay-ms", "2"]);
+    let mut live = open_sse(s.addr, "POST", "/api/agents/demo", Some(&run_body("t-l", "r-l", "long 3000").to_string())).await;
+    live.next_event().await.unwrap();
+    for _ in 0..3 {
+        let r = request(s.addr, "GET", "/api/runs/r-l/events", &[("Last-Event-ID", "18446744073709551615")], None).await;
+        assert_eq!(r.status, 400, "{}", r.body);
+    }
+    let events = tokio::time::timeout(Duration::from_secs(60), live.read_run()).await.expect("the run ends");
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+    let r = request(s.addr, "GET", "/api/runs/r-l/events", &[("Last-Event-ID", "18446744073709551615")], None).await;
+    assert_eq!(r.status, 400);
+    let run = request(s.addr, "GET", "/api/runs/r-l", &[], None).await.json();
+    assert_eq!(run["run"]["status"], "finished", "{run}");
+    assert_healthy(&mut s, "after").await;
+}
