@@ -7,7 +7,10 @@ use agui_studio::server::config::{Cli, Command};
 
 fn main() -> std::process::ExitCode {
     tune_allocator();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("cannot start the async runtime: {e}");

@@ -186,7 +186,11 @@ async fn interrupt_then_resume_approve_reject_and_edit() {
     ] {
         let thread = format!("t-int-{n}");
         // Run ids are unique across threads.
-        let (_, p) = run(addr, &input(&thread, &format!("r1-{n}"), "interrupt", "interrupt")).await;
+        let (_, p) = run(
+            addr,
+            &input(&thread, &format!("r1-{n}"), "interrupt", "interrupt"),
+        )
+        .await;
         let interrupts = p.conversation.pending_interrupts.clone();
         assert_eq!(interrupts.len(), 1);
         assert!(interrupts[0].response_schema.is_some());

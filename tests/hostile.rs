@@ -51,16 +51,27 @@ impl Studio {
             }
             None => Command::new(bin),
         };
-        cmd.args(["--addr", "127.0.0.1:0", "--demo-delay-ms", "0", "--log", "warn,agui_studio::server=info", "--db"])
-            .arg(&db)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+        cmd.args([
+            "--addr",
+            "127.0.0.1:0",
+            "--demo-delay-ms",
+            "0",
+            "--log",
+            "warn,agui_studio::server=info",
+            "--db",
+        ])
+        .arg(&db)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("the binary starts");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
                 if let Some(url) = line.split("listening on http://").nth(1) {
                     let _ = tx.send(url.trim().to_string());
                 }
@@ -84,7 +95,8 @@ impl Studio {
 
     /// (VmRSS, VmHWM) in MiB.
     fn memory(&self) -> (u64, u64) {
-        let text = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
+        let text =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
         let field = |name: &str| {
             text.lines()
                 .find(|l| l.starts_with(name))
@@ -191,12 +203,19 @@ async fn hostile_the_page_needs_the_token_too() {
     let mut s = Studio::start(&["--auth-token", "sesame"]);
     let r = post(
         s.addr,
-        run_body("t-secret", "r1", "the secret plan").to_string().as_bytes(),
+        run_body("t-secret", "r1", "the secret plan")
+            .to_string()
+            .as_bytes(),
         &[("Authorization", "Bearer sesame")],
     )
     .await;
     assert_eq!(r.status, 200);
-    for path in ["/", "/?thread=t-secret", "/api/threads", "/api/threads/t-secret"] {
+    for path in [
+        "/",
+        "/?thread=t-secret",
+        "/api/threads",
+        "/api/threads/t-secret",
+    ] {
         let r = request(s.addr, "GET", path, &[], None).await;
         assert_eq!(r.status, 401, "{path}");
         // (The sign-in page may repeat the address it was asked for; never the thread.)
@@ -238,7 +257,9 @@ async fn evil_agent(
     let w = written.clone();
     tokio::spawn(async move {
         for _ in 0..16 {
-            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
             let (events, w) = (events.clone(), w.clone());
             tokio::spawn(async move {
                 // Read the request head and body (whatever arrives in a moment).
@@ -304,9 +325,18 @@ async fn hostile_state_nested_deeper_and_deeper_by_a_foreign_agent_ends_the_run(
     let last = last_event(s.addr, &run_body("t-evil", "r-evil", "nest")).await;
     assert_eq!(last["type"], "RUN_ERROR", "{last}");
     assert_eq!(last["code"], "STATE_LIMIT", "{last}");
-    assert!(written.load(Ordering::Relaxed) < 64 << 20, "the foreign stream was cut short");
-    let state = request(s.addr, "GET", "/api/threads/t-evil", &[], None).await.json()["state"].clone();
-    assert!(state.to_string().len() < 1000, "the state stayed small: {state}");
+    assert!(
+        written.load(Ordering::Relaxed) < 64 << 20,
+        "the foreign stream was cut short"
+    );
+    let state = request(s.addr, "GET", "/api/threads/t-evil", &[], None)
+        .await
+        .json()["state"]
+        .clone();
+    assert!(
+        state.to_string().len() < 1000,
+        "the state stayed small: {state}"
+    );
     drop(prober);
     assert_healthy(&mut s, "after the run").await;
 }
@@ -317,13 +347,29 @@ async fn hostile_state_nested_deeper_and_deeper_by_a_foreign_agent_ends_the_run(
 async fn hostile_huge_ids_are_refused_before_anything_is_stored() {
     let mut s = Studio::start(&[]);
     let big_thread = "t".repeat(1 << 20);
-    let r = post(s.addr, run_body(&big_thread, "r1", "long 1000").to_string().as_bytes(), &[]).await;
+    let r = post(
+        s.addr,
+        run_body(&big_thread, "r1", "long 1000")
+            .to_string()
+            .as_bytes(),
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 422, "{}", r.body);
     let big_run = "r".repeat(100 * 1024);
-    let r = post(s.addr, run_body("t1", &big_run, "long 1000").to_string().as_bytes(), &[]).await;
+    let r = post(
+        s.addr,
+        run_body("t1", &big_run, "long 1000").to_string().as_bytes(),
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 422, "{}", r.body);
-    let db = std::fs::metadata(s.dir.join("studio.db")).map(|m| m.len()).unwrap_or(0);
-    let wal = std::fs::metadata(s.dir.join("studio.db-wal")).map(|m| m.len()).unwrap_or(0);
+    let db = std::fs::metadata(s.dir.join("studio.db"))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    let wal = std::fs::metadata(s.dir.join("studio.db-wal"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     assert!(db + wal < 8 << 20, "{db} + {wal} bytes on disk");
     assert_healthy(&mut s, "after").await;
 }
@@ -349,9 +395,13 @@ async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
     assert!(huge.len() < 16 << 20);
     let mut tasks = Vec::new();
     for i in 0..6 {
-        let body = huge.replace("r-huge", &format!("r-huge-{i}")).replace("t-huge", &format!("t-huge-{i}"));
+        let body = huge
+            .replace("r-huge", &format!("r-huge-{i}"))
+            .replace("t-huge", &format!("t-huge-{i}"));
         let addr = s.addr;
-        tasks.push(tokio::spawn(async move { post(addr, body.as_bytes(), &[]).await.status }));
+        tasks.push(tokio::spawn(async move {
+            post(addr, body.as_bytes(), &[]).await.status
+        }));
     }
     for t in tasks {
         let status = t.await.unwrap();
@@ -363,7 +413,9 @@ async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
     let mut tasks = Vec::new();
     for _ in 0..10 {
         let addr = s.addr;
-        tasks.push(tokio::spawn(async move { request(addr, "GET", "/", &[], None).await.status }));
+        tasks.push(tokio::spawn(async move {
+            request(addr, "GET", "/", &[], None).await.status
+        }));
     }
     for t in tasks {
         assert_eq!(t.await.unwrap(), 200);
@@ -373,13 +425,26 @@ async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
         "hostile memory (MiB): start {base}; after 40 × 4 MiB states {after_states}; after six 16 MiB \
          bodies {after_bodies} (peak {peak}); after 10 page loads {after_pages} (peak {peak2})"
     );
-    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    assert!(
+        prober.worst() < Duration::from_secs(1),
+        "/healthz took {:?}",
+        prober.worst()
+    );
     // Before the hardening: +476 MiB kept after the states, a 1.2 GB peak for the bodies, +567
     // MiB for the page loads. Measured after it (debug build): +97, +586 peak, +0.
-    assert!(after_states < base + 200, "40 large states kept {after_states} MiB");
+    assert!(
+        after_states < base + 200,
+        "40 large states kept {after_states} MiB"
+    );
     assert!(peak < base + 700, "six large bodies peaked at {peak} MiB");
-    assert!(after_bodies < base + 500, "six large bodies left {after_bodies} MiB");
-    assert!(after_pages < after_bodies + 100, "page loads kept {after_pages} MiB");
+    assert!(
+        after_bodies < base + 500,
+        "six large bodies left {after_bodies} MiB"
+    );
+    assert!(
+        after_pages < after_bodies + 100,
+        "page loads kept {after_pages} MiB"
+    );
     assert_healthy(&mut s, "after").await;
 }
 
@@ -388,13 +453,27 @@ async fn hostile_observers_that_never_read_hold_little() {
     let mut s = Studio::start(&["--max-run-events", "20000"]);
     // Threads with long conversations, and more events than the hub keeps.
     for i in 0..4 {
-        let r = post(s.addr, run_body(&format!("t-o{i}"), &format!("r-o{i}"), "long 6000").to_string().as_bytes(), &[]).await;
+        let r = post(
+            s.addr,
+            run_body(&format!("t-o{i}"), &format!("r-o{i}"), "long 6000")
+                .to_string()
+                .as_bytes(),
+            &[],
+        )
+        .await;
         assert_eq!(r.status, 200);
     }
     let (base, _) = s.memory();
     let mut conns = Vec::new();
     for _ in 0..40 {
-        let c = HttpConn::send(s.addr, "GET", "/api/ag-ui/stream", &[("Last-Event-ID", "1")], None).await;
+        let c = HttpConn::send(
+            s.addr,
+            "GET",
+            "/api/ag-ui/stream",
+            &[("Last-Event-ID", "1")],
+            None,
+        )
+        .await;
         assert_eq!(c.status, 200);
         conns.push(c);
     }
@@ -410,7 +489,10 @@ async fn hostile_observers_that_never_read_hold_little() {
     assert!(refused > 0, "observers per user are capped");
     let (held, _) = s.memory();
     eprintln!("hostile memory (MiB): 40 silent observers: {base} → {held}");
-    assert!(held < base + 150, "silent observers hold {held} MiB (from {base})");
+    assert!(
+        held < base + 150,
+        "silent observers hold {held} MiB (from {base})"
+    );
     drop(conns);
     assert_healthy(&mut s, "after").await;
 }
@@ -422,7 +504,14 @@ async fn hostile_one_client_cannot_start_runs_without_end() {
     let mut conns = Vec::new();
     for i in 0..200 {
         let body = run_body(&format!("t-d{i}"), &format!("r-d{i}"), "long 1000000").to_string();
-        let c = HttpConn::send(s.addr, "POST", "/api/agents/demo", &[("X-AGUI-Detach", "true")], Some(body.as_bytes())).await;
+        let c = HttpConn::send(
+            s.addr,
+            "POST",
+            "/api/agents/demo",
+            &[("X-AGUI-Detach", "true")],
+            Some(body.as_bytes()),
+        )
+        .await;
         *statuses.entry(c.status).or_insert(0) += 1;
         conns.push(c);
     }
@@ -434,8 +523,16 @@ async fn hostile_one_client_cannot_start_runs_without_end() {
     assert!(r.status < 300, "{}", r.body);
     // A single run stops at the event limit (`long 10000000` stored ~1.4 GB).
     let s2 = Studio::start(&["--max-run-events", "50000"]);
-    let mut sse = open_sse(s2.addr, "POST", "/api/agents/demo", Some(&run_body("t-l", "r-l", "long 10000000").to_string())).await;
-    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run()).await.expect("the run ends");
+    let mut sse = open_sse(
+        s2.addr,
+        "POST",
+        "/api/agents/demo",
+        Some(&run_body("t-l", "r-l", "long 10000000").to_string()),
+    )
+    .await;
+    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run())
+        .await
+        .expect("the run ends");
     assert!(events.len() <= 50_000);
     assert_eq!(events.last().unwrap()["code"], "EVENT_LIMIT");
     assert_healthy(&mut s, "after").await;
@@ -447,11 +544,16 @@ async fn hostile_one_client_cannot_start_runs_without_end() {
 async fn hostile_merging_long_histories_does_not_starve_the_server() {
     let mut s = Studio::start(&["--max-messages", "100000", "--body-limit", "67108864"]);
     let many = |prefix: &str, n: usize| -> Vec<Value> {
-        (0..n).map(|i| json!({"id": format!("{prefix}{i}"), "role": "user", "content": "z"})).collect()
+        (0..n)
+            .map(|i| json!({"id": format!("{prefix}{i}"), "role": "user", "content": "z"}))
+            .collect()
     };
     for t in 0..2 {
         let body = json!({"threadId": format!("t-m{t}"), "runId": format!("r-m{t}"), "messages": many("h", 40_000)});
-        assert_eq!(post(s.addr, body.to_string().as_bytes(), &[]).await.status, 200);
+        assert_eq!(
+            post(s.addr, body.to_string().as_bytes(), &[]).await.status,
+            200
+        );
     }
     let prober = Prober::start(s.addr);
     let started = Instant::now();
@@ -459,14 +561,26 @@ async fn hostile_merging_long_histories_does_not_starve_the_server() {
     for t in 0..2 {
         let body = json!({"threadId": format!("t-m{t}"), "runId": format!("r-m{t}-2"), "messages": many("n", 40_000)}).to_string();
         let addr = s.addr;
-        tasks.push(tokio::spawn(async move { post(addr, body.as_bytes(), &[]).await.status }));
+        tasks.push(tokio::spawn(async move {
+            post(addr, body.as_bytes(), &[]).await.status
+        }));
     }
     for t in tasks {
         assert_eq!(t.await.unwrap(), 200);
     }
-    eprintln!("hostile: two 40k-into-40k merges took {:?}; /healthz worst {:?}", started.elapsed(), prober.worst());
-    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
-    let thread = request(s.addr, "GET", "/api/threads/t-m0", &[], None).await.json();
+    eprintln!(
+        "hostile: two 40k-into-40k merges took {:?}; /healthz worst {:?}",
+        started.elapsed(),
+        prober.worst()
+    );
+    assert!(
+        prober.worst() < Duration::from_secs(1),
+        "/healthz took {:?}",
+        prober.worst()
+    );
+    let thread = request(s.addr, "GET", "/api/threads/t-m0", &[], None)
+        .await
+        .json();
     assert!(thread["messages"].as_array().unwrap().len() >= 80_000);
     assert_healthy(&mut s, "after").await;
 }
@@ -477,11 +591,17 @@ async fn hostile_merging_long_histories_does_not_starve_the_server() {
 async fn hostile_slow_clients_cannot_exhaust_connections() {
     let dir = std::env::temp_dir().join(format!("agui-hostile-fd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut s = Studio::start_in(dir, &["--header-timeout", "2", "--body-timeout", "2"], Some(1024));
+    let mut s = Studio::start_in(
+        dir,
+        &["--header-timeout", "2", "--body-timeout", "2"],
+        Some(1024),
+    );
     let prober = Prober::start(s.addr);
     let mut held = Vec::new();
     for i in 0..700 {
-        let Ok(mut c) = TcpStream::connect(s.addr).await else { continue };
+        let Ok(mut c) = TcpStream::connect(s.addr).await else {
+            continue;
+        };
         let text = if i < 500 {
             "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".to_string()
         } else {
@@ -501,16 +621,26 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
             Ok(Ok(0)) | Ok(Err(_)) => closed += 1,
             Ok(Ok(_)) => {
                 // A 408 answer, then the close.
-                if matches!(tokio::time::timeout(Duration::from_millis(200), c.read(&mut b)).await, Ok(Ok(0)) | Ok(Err(_))) {
+                if matches!(
+                    tokio::time::timeout(Duration::from_millis(200), c.read(&mut b)).await,
+                    Ok(Ok(0)) | Ok(Err(_))
+                ) {
                     closed += 1;
                 }
             }
             Err(_) => {}
         }
     }
-    eprintln!("hostile: slow connections closed by the server: {closed} of {}", held.len());
+    eprintln!(
+        "hostile: slow connections closed by the server: {closed} of {}",
+        held.len()
+    );
     assert_eq!(closed, held.len());
-    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    assert!(
+        prober.worst() < Duration::from_secs(1),
+        "/healthz took {:?}",
+        prober.worst()
+    );
     assert_healthy(&mut s, "after").await;
 }
 
@@ -519,7 +649,14 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
 #[tokio::test]
 async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
     let mut s = Studio::start(&[]);
-    let r = request(s.addr, "POST", "/api/agents/demo", &[], Some(run_body("t-c", "r-c", "chat").to_string().as_bytes())).await;
+    let r = request(
+        s.addr,
+        "POST",
+        "/api/agents/demo",
+        &[],
+        Some(run_body("t-c", "r-c", "chat").to_string().as_bytes()),
+    )
+    .await;
     assert_eq!(r.status, 200);
     // A "simple request" from another site: text/plain, no preflight.
     let body = run_body("t-x", "r-x", "chat").to_string();
@@ -532,7 +669,10 @@ async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
     c.write_all(text.as_bytes()).await.unwrap();
     let mut out = String::new();
     c.read_to_string(&mut out).await.unwrap();
-    assert!(out.starts_with("HTTP/1.1 403") || out.starts_with("HTTP/1.1 415"), "{out}");
+    assert!(
+        out.starts_with("HTTP/1.1 403") || out.starts_with("HTTP/1.1 415"),
+        "{out}"
+    );
     let mut c = TcpStream::connect(s.addr).await.unwrap();
     c.write_all(format!("POST /api/ag-ui/abort HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", s.addr).as_bytes()).await.unwrap();
     let mut out = String::new();
@@ -540,13 +680,23 @@ async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
     assert!(out.starts_with("HTTP/1.1 403"), "{out}");
     // DNS rebinding: the page is asked for under another name.
     let mut c = TcpStream::connect(s.addr).await.unwrap();
-    c.write_all(b"GET /api/threads HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n").await.unwrap();
+    c.write_all(
+        b"GET /api/threads HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n",
+    )
+    .await
+    .unwrap();
     let mut out = String::new();
     c.read_to_string(&mut out).await.unwrap();
     assert!(out.starts_with("HTTP/1.1 421"), "{out}");
     assert!(!out.contains("t-c"));
-    let threads = request(s.addr, "GET", "/api/threads", &[], None).await.json();
-    assert_eq!(threads["threads"].as_array().unwrap().len(), 1, "nothing started: {threads}");
+    let threads = request(s.addr, "GET", "/api/threads", &[], None)
+        .await
+        .json();
+    assert_eq!(
+        threads["threads"].as_array().unwrap().len(),
+        1,
+        "nothing started: {threads}"
+    );
     assert_healthy(&mut s, "after").await;
 }
 
@@ -555,14 +705,34 @@ async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
 #[tokio::test]
 async fn hostile_a_reused_run_id_cannot_take_over_a_stored_run() {
     let mut s = Studio::start(&[]);
-    let r = post(s.addr, run_body("victim", "r-shared", "chat").to_string().as_bytes(), &[]).await;
+    let r = post(
+        s.addr,
+        run_body("victim", "r-shared", "chat")
+            .to_string()
+            .as_bytes(),
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 200);
-    let before = request(s.addr, "GET", "/api/runs/r-shared/events", &[], None).await.body;
-    let r = post(s.addr, run_body("attacker", "r-shared", "long 10").to_string().as_bytes(), &[]).await;
+    let before = request(s.addr, "GET", "/api/runs/r-shared/events", &[], None)
+        .await
+        .body;
+    let r = post(
+        s.addr,
+        run_body("attacker", "r-shared", "long 10")
+            .to_string()
+            .as_bytes(),
+        &[],
+    )
+    .await;
     assert_eq!(r.status, 409, "{}", r.body);
-    let after = request(s.addr, "GET", "/api/runs/r-shared/events", &[], None).await.body;
+    let after = request(s.addr, "GET", "/api/runs/r-shared/events", &[], None)
+        .await
+        .body;
     assert_eq!(before, after);
-    let run = request(s.addr, "GET", "/api/runs/r-shared", &[], None).await.json();
+    let run = request(s.addr, "GET", "/api/runs/r-shared", &[], None)
+        .await
+        .json();
     assert_eq!(run["run"]["threadId"], "victim", "{run}");
     assert_healthy(&mut s, "after").await;
 }
@@ -574,10 +744,18 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
     // 40 copies of the root into itself: 2^40 times the state if applied.
     let (bomb_url, _) = evil_agent(|i| match i {
         0 => started_events(0),
-        1 => Some(r#"{"type":"STATE_SNAPSHOT","snapshot":{"a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#.into()),
+        1 => Some(
+            r#"{"type":"STATE_SNAPSHOT","snapshot":{"a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#
+                .into(),
+        ),
         2 => {
-            let ops: Vec<String> = (0..40).map(|k| format!(r#"{{"op":"copy","from":"","path":"/c{k}"}}"#)).collect();
-            Some(format!(r#"{{"type":"STATE_DELTA","delta":[{}]}}"#, ops.join(",")))
+            let ops: Vec<String> = (0..40)
+                .map(|k| format!(r#"{{"op":"copy","from":"","path":"/c{k}"}}"#))
+                .collect();
+            Some(format!(
+                r#"{{"type":"STATE_DELTA","delta":[{}]}}"#,
+                ops.join(",")
+            ))
         }
         3 => Some(r#"{"type":"RUN_FINISHED","threadId":"t-evil","runId":"r-evil"}"#.into()),
         _ => None,
@@ -587,22 +765,55 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
     let (flood_url, written) = evil_agent(|i| match i {
         0 => started_events(0),
         1 => Some(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.into()),
-        i if i < 3_000_000 => Some(format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{}"}}"#, "w".repeat(60))),
+        i if i < 3_000_000 => Some(format!(
+            r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{}"}}"#,
+            "w".repeat(60)
+        )),
         _ => None,
     })
     .await;
     let (bomb, flood) = (format!("bomb={bomb_url}"), format!("flood={flood_url}"));
-    let mut s = Studio::start(&["--proxy", &bomb, "--proxy", &flood, "--max-upstream-bytes", "16777216"]);
+    let mut s = Studio::start(&[
+        "--proxy",
+        &bomb,
+        "--proxy",
+        &flood,
+        "--max-upstream-bytes",
+        "16777216",
+    ]);
     let (base, _) = s.memory();
     let prober = Prober::start(s.addr);
-    let mut sse = open_sse(s.addr, "POST", "/api/agents/bomb", Some(&run_body("t-evil", "r-evil", "x").to_string())).await;
-    let events = tokio::time::timeout(Duration::from_secs(30), sse.read_run()).await.expect("the run ends");
+    let mut sse = open_sse(
+        s.addr,
+        "POST",
+        "/api/agents/bomb",
+        Some(&run_body("t-evil", "r-evil", "x").to_string()),
+    )
+    .await;
+    let events = tokio::time::timeout(Duration::from_secs(30), sse.read_run())
+        .await
+        .expect("the run ends");
     let last = events.last().unwrap();
     assert_eq!(last["code"], "STATE_LIMIT", "{last}");
-    let state = request(s.addr, "GET", "/api/threads/t-evil", &[], None).await.json()["state"].clone();
-    assert_eq!(state, json!({"a": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}), "the state is as before the bomb");
-    let mut sse = open_sse(s.addr, "POST", "/api/agents/flood", Some(&run_body("t-evil2", "r-evil2", "x").to_string())).await;
-    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run()).await.expect("the run ends");
+    let state = request(s.addr, "GET", "/api/threads/t-evil", &[], None)
+        .await
+        .json()["state"]
+        .clone();
+    assert_eq!(
+        state,
+        json!({"a": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}),
+        "the state is as before the bomb"
+    );
+    let mut sse = open_sse(
+        s.addr,
+        "POST",
+        "/api/agents/flood",
+        Some(&run_body("t-evil2", "r-evil2", "x").to_string()),
+    )
+    .await;
+    let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run())
+        .await
+        .expect("the run ends");
     let last = events.last().unwrap();
     assert_eq!(last["code"], "UPSTREAM_LIMIT", "{last}");
     let (_, peak) = s.memory();
@@ -611,7 +822,11 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
         written.load(Ordering::Relaxed) >> 20
     );
     assert!(peak < base + 300, "peak {peak} MiB from {base}");
-    assert!(prober.worst() < Duration::from_secs(1), "/healthz took {:?}", prober.worst());
+    assert!(
+        prober.worst() < Duration::from_secs(1),
+        "/healthz took {:?}",
+        prober.worst()
+    );
     assert_healthy(&mut s, "after").await;
 }
 
@@ -620,17 +835,41 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
 #[tokio::test]
 async fn hostile_a_huge_last_event_id_is_refused_and_the_run_is_not_stuck() {
     let mut s = Studio::start(&["--demo-delay-ms", "2"]);
-    let mut live = open_sse(s.addr, "POST", "/api/agents/demo", Some(&run_body("t-l", "r-l", "long 3000").to_string())).await;
+    let mut live = open_sse(
+        s.addr,
+        "POST",
+        "/api/agents/demo",
+        Some(&run_body("t-l", "r-l", "long 3000").to_string()),
+    )
+    .await;
     live.next_event().await.unwrap();
     for _ in 0..3 {
-        let r = request(s.addr, "GET", "/api/runs/r-l/events", &[("Last-Event-ID", "18446744073709551615")], None).await;
+        let r = request(
+            s.addr,
+            "GET",
+            "/api/runs/r-l/events",
+            &[("Last-Event-ID", "18446744073709551615")],
+            None,
+        )
+        .await;
         assert_eq!(r.status, 400, "{}", r.body);
     }
-    let events = tokio::time::timeout(Duration::from_secs(60), live.read_run()).await.expect("the run ends");
+    let events = tokio::time::timeout(Duration::from_secs(60), live.read_run())
+        .await
+        .expect("the run ends");
     assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
-    let r = request(s.addr, "GET", "/api/runs/r-l/events", &[("Last-Event-ID", "18446744073709551615")], None).await;
+    let r = request(
+        s.addr,
+        "GET",
+        "/api/runs/r-l/events",
+        &[("Last-Event-ID", "18446744073709551615")],
+        None,
+    )
+    .await;
     assert_eq!(r.status, 400);
-    let run = request(s.addr, "GET", "/api/runs/r-l", &[], None).await.json();
+    let run = request(s.addr, "GET", "/api/runs/r-l", &[], None)
+        .await
+        .json();
     assert_eq!(run["run"]["status"], "finished", "{run}");
     assert_healthy(&mut s, "after").await;
 }

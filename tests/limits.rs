@@ -19,6 +19,12 @@ fn run_body(thread: &str, run: &str, text: &str) -> Value {
     })
 }
 
+/// Start a demo run and open its event stream.
+async fn start_run(addr: std::net::SocketAddr, thread: &str, run: &str, text: &str) -> SseReader {
+    let body = run_body(thread, run, text).to_string();
+    open_sse(addr, "POST", "/api/agents/demo", Some(&body)).await
+}
+
 #[tokio::test]
 async fn ids_and_message_counts_are_bounded_before_a_run_starts() {
     let (addr, state) = start_server(&["--max-messages", "50"]).await;
@@ -27,8 +33,12 @@ async fn ids_and_message_counts_are_bounded_before_a_run_starts() {
     let (status, body) = post_json(addr, "/api/agents/demo", &run_body(&big, "r1", "chat")).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(json_of(&body)["error"]["code"], "invalid_id");
-    let (status, body) =
-        post_json(addr, "/api/agents/demo", &run_body("t1", &"r".repeat(100 * 1024), "chat")).await;
+    let (status, body) = post_json(
+        addr,
+        "/api/agents/demo",
+        &run_body("t1", &"r".repeat(100 * 1024), "chat"),
+    )
+    .await;
     assert_eq!(status, 422, "{body}");
     for bad in ["a/b", "a b", "../x"] {
         let (status, _) = post_json(addr, "/api/agents/demo", &run_body(bad, "r2", "chat")).await;
@@ -55,13 +65,7 @@ async fn ids_and_message_counts_are_bounded_before_a_run_starts() {
 #[tokio::test]
 async fn a_run_past_the_event_limit_ends_with_event_limit() {
     let (addr, _) = start_server(&["--demo-delay-ms", "0", "--max-run-events", "200"]).await;
-    let mut sse = open_sse(
-        addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("t1", "r1", "long 1000000").to_string()),
-    )
-    .await;
+    let mut sse = start_run(addr, "t1", "r1", "long 1000000").await;
     let events = sse.read_run().await;
     assert!(events.len() <= 200, "{} events", events.len());
     let last = events.last().unwrap();
@@ -74,13 +78,7 @@ async fn runs_in_progress_are_capped_and_the_slot_comes_back() {
     let (addr, state) = start_server(&["--demo-delay-ms", "20", "--max-runs", "2"]).await;
     let mut open = Vec::new();
     for i in 0..2 {
-        let sse = open_sse(
-            addr,
-            "POST",
-            "/api/agents/demo",
-            Some(&run_body(&format!("t{i}"), &format!("r{i}"), "long 100000").to_string()),
-        )
-        .await;
+        let sse = start_run(addr, &format!("t{i}"), &format!("r{i}"), "long 100000").await;
         assert_eq!(sse.status(), 200);
         open.push(sse);
     }
@@ -93,13 +91,7 @@ async fn runs_in_progress_are_capped_and_the_slot_comes_back() {
         state.runs.active_count() < 2
     })
     .await;
-    let mut sse = open_sse(
-        addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("t9", "r9", "chat").to_string()),
-    )
-    .await;
+    let mut sse = start_run(addr, "t9", "r9", "chat").await;
     assert_eq!(sse.status(), 200);
     assert_eq!(sse.read_run().await.last().unwrap()["type"], "RUN_FINISHED");
 }
@@ -107,13 +99,7 @@ async fn runs_in_progress_are_capped_and_the_slot_comes_back() {
 #[tokio::test]
 async fn a_run_id_used_on_another_thread_is_refused_and_changes_nothing() {
     let (addr, state) = start_server(&["--demo-delay-ms", "0"]).await;
-    let mut sse = open_sse(
-        addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("victim", "r1", "chat").to_string()),
-    )
-    .await;
+    let mut sse = start_run(addr, "victim", "r1", "chat").await;
     let victim_events = sse.read_run().await;
     let store = state.runs.store().unwrap().clone();
     store.flush().await;
@@ -121,8 +107,12 @@ async fn a_run_id_used_on_another_thread_is_refused_and_changes_nothing() {
     let input_before = serde_json::to_value(store.run_input("r1").await.unwrap()).unwrap();
     assert_eq!(before.len(), victim_events.len());
 
-    let (status, body) =
-        post_json(addr, "/api/agents/demo", &run_body("attacker", "r1", "long 10")).await;
+    let (status, body) = post_json(
+        addr,
+        "/api/agents/demo",
+        &run_body("attacker", "r1", "long 10"),
+    )
+    .await;
     assert_eq!(status, 409, "{body}");
     store.flush().await;
     assert_eq!(store.events_after("r1", 0, 10_000).await.unwrap(), before);
@@ -131,13 +121,7 @@ async fn a_run_id_used_on_another_thread_is_refused_and_changes_nothing() {
     assert_eq!(store.run("r1").await.unwrap().unwrap().thread_id, "victim");
     assert!(store.thread("attacker").await.unwrap().is_none());
     // Running it again on its own thread is still allowed (a retry).
-    let mut sse = open_sse(
-        addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("victim", "r1", "chat").to_string()),
-    )
-    .await;
+    let mut sse = start_run(addr, "victim", "r1", "chat").await;
     assert_eq!(sse.status(), 200);
     sse.read_run().await;
 }
@@ -146,29 +130,35 @@ async fn a_run_id_used_on_another_thread_is_refused_and_changes_nothing() {
 async fn a_last_event_id_past_the_run_is_400_and_never_a_replay_from_the_start() {
     let (addr, state) = start_server(&["--demo-delay-ms", "5"]).await;
     // A finished run.
-    let mut sse = open_sse(
-        addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("t1", "r1", "long 20").to_string()),
-    )
-    .await;
+    let mut sse = start_run(addr, "t1", "r1", "long 20").await;
     let n = sse.read_run().await.len();
-    for id in ["18446744073709551615", "9223372036854775808", &(n + 1).to_string()] {
-        let r = request(addr, "GET", "/api/runs/r1/events", &[("Last-Event-ID", id)], None).await;
+    for id in [
+        "18446744073709551615",
+        "9223372036854775808",
+        &(n + 1).to_string(),
+    ] {
+        let r = request(
+            addr,
+            "GET",
+            "/api/runs/r1/events",
+            &[("Last-Event-ID", id)],
+            None,
+        )
+        .await;
         assert_eq!(r.status, 400, "Last-Event-ID {id}: {}", r.body);
         assert_eq!(r.json()["error"]["code"], "invalid_last_event_id");
     }
-    let r = request(addr, "GET", "/api/runs/r1/events", &[("Last-Event-ID", "x")], None).await;
-    assert_eq!(r.status, 400);
-    // A run in progress: refused too, and the run goes on and ends.
-    let mut live = open_sse(
+    let r = request(
         addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("t2", "r2", "long 2000").to_string()),
+        "GET",
+        "/api/runs/r1/events",
+        &[("Last-Event-ID", "x")],
+        None,
     )
     .await;
+    assert_eq!(r.status, 400);
+    // A run in progress: refused too, and the run goes on and ends.
+    let mut live = start_run(addr, "t2", "r2", "long 2000").await;
     live.next_event().await.unwrap();
     let r = request(
         addr,
@@ -179,7 +169,10 @@ async fn a_last_event_id_past_the_run_is_400_and_never_a_replay_from_the_start()
     )
     .await;
     assert_eq!(r.status, 400, "{}", r.body);
-    assert_eq!(live.read_run().await.last().unwrap()["type"], "RUN_FINISHED");
+    assert_eq!(
+        live.read_run().await.last().unwrap()["type"],
+        "RUN_FINISHED"
+    );
     wait_until(Duration::from_secs(5), "the run ended", || {
         !state.runs.is_active("r2")
     })
@@ -228,10 +221,15 @@ async fn slow_headers_and_missing_bodies_are_timed_out() {
     let (addr, _) = start_server(&["--header-timeout", "1", "--body-timeout", "1"]).await;
     // Headers trickling in, never finished.
     let mut slow = TcpStream::connect(addr).await.unwrap();
-    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
     let started = Instant::now();
     let (_, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
-    assert!(closed, "a connection that never finishes its headers is closed");
+    assert!(
+        closed,
+        "a connection that never finishes its headers is closed"
+    );
     assert!(started.elapsed() < Duration::from_secs(5));
     // An idle keep-alive connection after one request.
     let mut idle = TcpStream::connect(addr).await.unwrap();
@@ -286,7 +284,10 @@ fn a_second_server_on_the_same_database_refuses_to_start() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
             if line.contains("listening on") {
                 let _ = tx.send(());
             }
@@ -298,7 +299,11 @@ fn a_second_server_on_the_same_database_refuses_to_start() {
         .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(second.status.code(), Some(2), "the second server must not start");
+    assert_eq!(
+        second.status.code(),
+        Some(2),
+        "the second server must not start"
+    );
     let text = String::from_utf8_lossy(&second.stdout).to_string()
         + &String::from_utf8_lossy(&second.stderr);
     assert!(text.contains("in use by process"), "{text}");
@@ -309,13 +314,7 @@ fn a_second_server_on_the_same_database_refuses_to_start() {
 #[tokio::test]
 async fn runs_in_progress_per_user_are_capped() {
     let (addr, _) = start_server(&["--demo-delay-ms", "20", "--max-runs-per-user", "1"]).await;
-    let mut first = open_sse(
-        addr,
-        "POST",
-        "/api/agents/demo",
-        Some(&run_body("t1", "r1", "long 100000").to_string()),
-    )
-    .await;
+    let mut first = start_run(addr, "t1", "r1", "long 100000").await;
     assert_eq!(first.status(), 200);
     first.next_event().await.unwrap();
     // Detached or not, the same user's second run waits for the first.

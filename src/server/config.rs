@@ -141,11 +141,21 @@ pub struct ServeArgs {
 
     /// Longest accepted id (thread, run, message, tool call), in bytes. Ids are 1..=N bytes of
     /// `A-Za-z0-9` and `-_.:~@+=`; anything else is refused with 422 before a run starts.
-    #[arg(long, env = "AGUI_MAX_ID_BYTES", default_value_t = 256, value_name = "BYTES")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_ID_BYTES",
+        default_value_t = 256,
+        value_name = "BYTES"
+    )]
     pub max_id_bytes: usize,
 
     /// Most messages one run request may carry (422 past it).
-    #[arg(long, env = "AGUI_MAX_MESSAGES", default_value_t = 10_000, value_name = "N")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_MESSAGES",
+        default_value_t = 10_000,
+        value_name = "N"
+    )]
     pub max_messages: usize,
 
     /// Largest shared state, in bytes of JSON: in a request (413) and after an agent's
@@ -154,11 +164,21 @@ pub struct ServeArgs {
     pub max_state_bytes: usize,
 
     /// Deepest nesting of any JSON the server parses or builds (requests, state after patches).
-    #[arg(long, env = "AGUI_MAX_JSON_DEPTH", default_value_t = 64, value_name = "LEVELS")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_JSON_DEPTH",
+        default_value_t = 64,
+        value_name = "LEVELS"
+    )]
     pub max_json_depth: usize,
 
     /// Most events one run may produce; past it the run ends with RUN_ERROR EVENT_LIMIT.
-    #[arg(long, env = "AGUI_MAX_RUN_EVENTS", default_value_t = 1_000_000, value_name = "N")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_RUN_EVENTS",
+        default_value_t = 1_000_000,
+        value_name = "N"
+    )]
     pub max_run_events: u64,
 
     /// Most runs in progress at once, in total (429 past it).
@@ -166,11 +186,21 @@ pub struct ServeArgs {
     pub max_runs: usize,
 
     /// Most runs in progress at once for one user (429 past it).
-    #[arg(long, env = "AGUI_MAX_RUNS_PER_USER", default_value_t = 32, value_name = "N")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_RUNS_PER_USER",
+        default_value_t = 32,
+        value_name = "N"
+    )]
     pub max_runs_per_user: usize,
 
     /// Most observer streams (`GET /api/ag-ui/stream`) open at once for one user (429 past it).
-    #[arg(long, env = "AGUI_MAX_OBSERVERS_PER_USER", default_value_t = 64, value_name = "N")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_OBSERVERS_PER_USER",
+        default_value_t = 64,
+        value_name = "N"
+    )]
     pub max_observers_per_user: usize,
 
     /// Memory for the conversations of threads without a run in progress (approximate bytes);
@@ -180,21 +210,41 @@ pub struct ServeArgs {
 
     /// Seconds a client has to send a request's headers (also how long an idle keep-alive
     /// connection waits for its next request).
-    #[arg(long, env = "AGUI_HEADER_TIMEOUT", default_value_t = 10, value_name = "SECONDS")]
+    #[arg(
+        long,
+        env = "AGUI_HEADER_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECONDS"
+    )]
     pub header_timeout: u64,
 
     /// Seconds a client has to send a request's body.
-    #[arg(long, env = "AGUI_BODY_TIMEOUT", default_value_t = 30, value_name = "SECONDS")]
+    #[arg(
+        long,
+        env = "AGUI_BODY_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
     pub body_timeout: u64,
 
     /// Most connections open at once (also capped below the process's file-descriptor limit);
     /// further clients wait in the listen queue.
-    #[arg(long, env = "AGUI_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N")]
+    #[arg(
+        long,
+        env = "AGUI_MAX_CONNECTIONS",
+        default_value_t = 1024,
+        value_name = "N"
+    )]
     pub max_connections: usize,
 
     /// Days to keep finished runs' events; older ones are deleted (threads' messages and state
     /// are kept). 0 keeps everything.
-    #[arg(long = "retention", env = "AGUI_RETENTION", default_value_t = 0, value_name = "DAYS")]
+    #[arg(
+        long = "retention",
+        env = "AGUI_RETENTION",
+        default_value_t = 0,
+        value_name = "DAYS"
+    )]
     pub retention_days: u64,
 
     /// Log filter, e.g. `info` or `agui_studio=debug,tower_http=info`.

@@ -162,12 +162,21 @@ mod tests {
         .unwrap();
         assert!(l.check_run_input(&input).is_ok());
         input.state = serde_json::json!({ "a": "x".repeat(200) });
-        assert!(matches!(l.check_run_input(&input), Err(ApiError::TooLarge(_))));
+        assert!(matches!(
+            l.check_run_input(&input),
+            Err(ApiError::TooLarge(_))
+        ));
         input.state = serde_json::json!([[[[[[[[[[1]]]]]]]]]]);
-        assert!(matches!(l.check_run_input(&input), Err(ApiError::TooDeep(_))));
+        assert!(matches!(
+            l.check_run_input(&input),
+            Err(ApiError::TooDeep(_))
+        ));
         input.state = serde_json::json!({});
         input.forwarded_props = serde_json::json!([[[[[[[[[[1]]]]]]]]]]);
-        assert!(matches!(l.check_run_input(&input), Err(ApiError::TooDeep(_))));
+        assert!(matches!(
+            l.check_run_input(&input),
+            Err(ApiError::TooDeep(_))
+        ));
     }
 
     #[test]

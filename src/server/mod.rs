@@ -88,7 +88,9 @@ impl ServerConfig {
             keep_alive: Duration::from_secs(args.keep_alive.max(1)),
             approval_timeout: Duration::from_secs(args.approval_timeout),
             token_delay: Duration::from_millis(args.demo_delay_ms),
-            body_budget: Arc::new(tokio::sync::Semaphore::new(body_budget_kib(args.body_limit) as usize)),
+            body_budget: Arc::new(tokio::sync::Semaphore::new(
+                body_budget_kib(args.body_limit) as usize,
+            )),
             body_budget_kib: body_budget_kib(args.body_limit),
             limits: limits::Limits::from_args(args),
             header_timeout: Duration::from_secs(args.header_timeout.max(1)),

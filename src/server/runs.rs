@@ -232,7 +232,8 @@ impl Runs {
             if active.len() >= self.limits.max_runs {
                 return Err(too_many_runs(self.limits.max_runs));
             }
-            if active.values().filter(|r| r.owner == owner).count() >= self.limits.max_runs_per_user {
+            if active.values().filter(|r| r.owner == owner).count() >= self.limits.max_runs_per_user
+            {
                 return Err(too_many_runs_for_user(self.limits.max_runs_per_user));
             }
             // Checked again with the registry locked: two users racing for a new thread id.
@@ -324,11 +325,7 @@ impl Runs {
         after: u64,
         peer: Option<Version>,
     ) -> Option<RunReader> {
-        let log = self
-            .active
-            .lock()
-            .get(run_id)
-            .map(|r| r.log.clone());
+        let log = self.active.lock().get(run_id).map(|r| r.log.clone());
         if log.is_none() {
             let store = self.store.as_ref()?;
             match store.run(run_id).await {
@@ -580,7 +577,9 @@ fn too_many_runs(max: usize) -> ApiError {
 }
 
 /// Run CPU-heavy work on the blocking pool.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ApiError::Internal(format!("a blocking task failed: {e}")))

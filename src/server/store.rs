@@ -123,9 +123,7 @@ fn lock_database(path: &str) -> Result<std::fs::File, String> {
                  give each server its own --db"
             ))
         }
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(format!("cannot lock '{lock_path}': {e}"))
-        }
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock '{lock_path}': {e}")),
     }
 }
 
@@ -297,7 +295,11 @@ impl Store {
 
     /// The `limit` most recently updated threads of `owner`, newest first: one summary row each
     /// (the messages themselves are not read).
-    pub async fn threads(&self, owner: &str, limit: usize) -> Result<Vec<ThreadSummary>, sqlx::Error> {
+    pub async fn threads(
+        &self,
+        owner: &str,
+        limit: usize,
+    ) -> Result<Vec<ThreadSummary>, sqlx::Error> {
         let rows = sqlx::query(
             "SELECT t.id, t.title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
              r.id AS run_id, r.thread_id AS run_thread, r.agent_id AS run_agent, r.status, \
@@ -592,9 +594,11 @@ impl Store {
             .fetch_one(&self.pool)
             .await
             .unwrap();
-        sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA max_page_count = {pages}")))
-            .execute(&self.pool)
-            .await
-            .unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "PRAGMA max_page_count = {pages}"
+        )))
+        .execute(&self.pool)
+        .await
+        .unwrap();
     }
 }

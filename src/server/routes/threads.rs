@@ -97,7 +97,9 @@ async fn events(
                     s.parse().ok()
                 }
             })
-            .ok_or_else(|| bad("Last-Event-ID must be the number of an event of this run".into()))?,
+            .ok_or_else(
+                || bad("Last-Event-ID must be the number of an event of this run".into()),
+            )?,
         None => q.after.unwrap_or(0),
     };
     if !state.runs.owns_run(&user, &run_id).await {
@@ -116,7 +118,12 @@ async fn events(
         None => match state.runs.store() {
             Some(store) => {
                 store.flush().await;
-                store.run(&run_id).await.ok().flatten().map(|r| r.event_count)
+                store
+                    .run(&run_id)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|r| r.event_count)
             }
             None => None,
         },

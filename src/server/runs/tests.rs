@@ -192,9 +192,10 @@ async fn a_run_whose_events_cannot_be_stored_ends_with_storage_failed_and_claims
     }
     store.fill_disk().await;
     let mut last = None;
-    while let Some(f) = tokio::time::timeout(std::time::Duration::from_secs(30), started.events.next())
-        .await
-        .expect("the reader ends")
+    while let Some(f) =
+        tokio::time::timeout(std::time::Duration::from_secs(30), started.events.next())
+            .await
+            .expect("the reader ends")
     {
         if f.seq > 0 {
             seen.push(f.seq);
@@ -218,7 +219,12 @@ async fn a_run_whose_events_cannot_be_stored_ends_with_storage_failed_and_claims
         .collect();
     let given: Vec<u64> = (1..=*seen.last().unwrap()).collect();
     assert_eq!(seen, given, "events given in order");
-    assert!(stored.len() >= given.len(), "{} stored, {} given", stored.len(), given.len());
+    assert!(
+        stored.len() >= given.len(),
+        "{} stored, {} given",
+        stored.len(),
+        given.len()
+    );
     assert_eq!(stored[..given.len()], given[..]);
     assert!(stored.len() < 1_000_000, "the run stopped");
     settle(&runs).await;

@@ -74,9 +74,7 @@ impl Runs {
         let messages = conv.messages.clone();
         drop(threads);
         let t = self.clock.fetch_add(1, Ordering::Relaxed);
-        self.recency
-            .lock()
-            .insert(input.thread_id.clone(), t);
+        self.recency.lock().insert(input.thread_id.clone(), t);
         *self.latest_thread.lock() = Some(input.thread_id.clone());
         messages
     }

@@ -35,7 +35,10 @@ pub(super) async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {
             }
             Err(e) => {
                 // The whole transaction is gone: no event of it may be reported stored.
-                tracing::error!("database write failed, {} run(s) affected: {e}", marks.len());
+                tracing::error!(
+                    "database write failed, {} run(s) affected: {e}",
+                    marks.len()
+                );
                 for (done, _) in marks {
                     done.failed();
                 }
