@@ -499,7 +499,8 @@ async fn hostile_observers_that_never_read_hold_little() {
 
 #[tokio::test]
 async fn hostile_one_client_cannot_start_runs_without_end() {
-    let mut s = Studio::start(&["--max-run-events", "50000", "--demo-delay-ms", "1"]);
+    // Paced so that none of them ends while the 200 are started.
+    let mut s = Studio::start(&["--max-run-events", "50000", "--demo-delay-ms", "50"]);
     let mut statuses = std::collections::BTreeMap::new();
     let mut conns = Vec::new();
     for i in 0..200 {

@@ -17,6 +17,25 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// Run `f` on one multi-threaded runtime shared by every test of the binary that uses it, one
+/// test at a time. Several servers rendering Leptos pages at once in one process (each test
+/// starts its own) hang now and then — about one run in five of tests/access.rs, always on a
+/// page load; one test at a time, 0 in 12 runs. A deployed server is one per process, and the
+/// hostile suite, which loads pages from servers in processes of their own, never hung.
+pub fn run<F: std::future::Future>(f: F) -> F::Output {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a runtime")
+    })
+    .block_on(f)
+}
+
 /// How long any single read in these helpers may take before the test fails.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 

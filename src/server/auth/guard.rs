@@ -44,8 +44,21 @@ fn check(config: &ServerConfig, req: &Request) -> Result<(), ApiError> {
         .get("sec-fetch-site")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.eq_ignore_ascii_case("cross-site"));
+    let same_origin_fetch = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("same-origin"));
     let any_origin = config.cors_origins.iter().any(|o| o.trim() == "*");
     match origin {
+        // Our own `Referrer-Policy: no-referrer` makes a browser send `Origin: null` with a
+        // same-origin form POST (the sign-in form); the browser's own `Sec-Fetch-Site`, which
+        // no page can set, says where it came from. Any other opaque origin (a sandboxed
+        // frame, a `data:` page) is refused.
+        Some(o) if o.trim() == "null" => {
+            if !same_origin_fetch {
+                return Err(ApiError::ForbiddenOrigin);
+            }
+        }
         Some(o) => {
             let same = origin_host(o).is_some_and(|h| h.eq_ignore_ascii_case(&host));
             let listed = any_origin
