@@ -198,7 +198,7 @@ async fn post(addr: SocketAddr, body: &[u8], headers: &[(&str, &str)]) -> common
 
 // ---- 1. the page ignores --auth-token ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_the_page_needs_the_token_too() {
     let mut s = Studio::start(&["--auth-token", "sesame"]);
     let r = post(
@@ -226,7 +226,7 @@ async fn hostile_the_page_needs_the_token_too() {
 
 // ---- 2. one message kills the process, for good ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_a_deeply_nested_message_renders_and_survives_a_restart() {
     let mut s = Studio::start(&[]);
     let body = json!({"threadId": "t-deep", "runId": "r-deep", "messages": [
@@ -303,7 +303,7 @@ async fn last_event(addr: SocketAddr, body: &Value) -> Value {
     events.last().cloned().unwrap_or(Value::Null)
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_state_nested_deeper_and_deeper_by_a_foreign_agent_ends_the_run() {
     // Each delta adds one level: 48,000 of them would nest the state 48,000 deep.
     let (url, written) = evil_agent(|i| {
@@ -343,7 +343,7 @@ async fn hostile_state_nested_deeper_and_deeper_by_a_foreign_agent_ends_the_run(
 
 // ---- 3. small requests pin large memory and disk ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_huge_ids_are_refused_before_anything_is_stored() {
     let mut s = Studio::start(&[]);
     let big_thread = "t".repeat(1 << 20);
@@ -374,7 +374,7 @@ async fn hostile_huge_ids_are_refused_before_anything_is_stored() {
     assert_healthy(&mut s, "after").await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
     let mut s = Studio::start(&[]);
     let (base, _) = s.memory();
@@ -448,7 +448,7 @@ async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
     assert_healthy(&mut s, "after").await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_observers_that_never_read_hold_little() {
     let mut s = Studio::start(&["--max-run-events", "20000"]);
     // Threads with long conversations, and more events than the hub keeps.
@@ -497,7 +497,7 @@ async fn hostile_observers_that_never_read_hold_little() {
     assert_healthy(&mut s, "after").await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_one_client_cannot_start_runs_without_end() {
     // Paced so that none of them ends while the 200 are started.
     let mut s = Studio::start(&["--max-run-events", "50000", "--demo-delay-ms", "50"]);
@@ -541,7 +541,7 @@ async fn hostile_one_client_cannot_start_runs_without_end() {
 
 // ---- 4. the history merge ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_merging_long_histories_does_not_starve_the_server() {
     let mut s = Studio::start(&["--max-messages", "100000", "--body-limit", "67108864"]);
     let many = |prefix: &str, n: usize| -> Vec<Value> {
@@ -588,7 +588,7 @@ async fn hostile_merging_long_histories_does_not_starve_the_server() {
 
 // ---- 5. no timeouts ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_slow_clients_cannot_exhaust_connections() {
     let dir = std::env::temp_dir().join(format!("agui-hostile-fd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -633,8 +633,9 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
         }
     }
     eprintln!(
-        "hostile: slow connections closed by the server: {closed} of {}",
-        held.len()
+        "hostile: slow connections closed by the server: {closed} of {}; /healthz worst {:?}",
+        held.len(),
+        prober.worst()
     );
     assert_eq!(closed, held.len());
     assert!(
@@ -647,7 +648,7 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
 
 // ---- 6. cross-site and DNS rebinding ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
     let mut s = Studio::start(&[]);
     let r = request(
@@ -703,7 +704,7 @@ async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
 
 // ---- 7. a run id reused on another thread ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_a_reused_run_id_cannot_take_over_a_stored_run() {
     let mut s = Studio::start(&[]);
     let r = post(
@@ -740,7 +741,7 @@ async fn hostile_a_reused_run_id_cannot_take_over_a_stored_run() {
 
 // ---- 8. upstreams bounded per line only ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
     // 40 copies of the root into itself: 2^40 times the state if applied.
     let (bomb_url, _) = evil_agent(|i| match i {
@@ -833,7 +834,7 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
 
 // ---- 9. Last-Event-ID: 18446744073709551615 ----
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_a_huge_last_event_id_is_refused_and_the_run_is_not_stuck() {
     let mut s = Studio::start(&["--demo-delay-ms", "2"]);
     let mut live = open_sse(
