@@ -23,7 +23,9 @@ use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadView};
 
 mod recover;
+mod retention;
 mod writer;
+pub use retention::retention_task;
 use writer::writer;
 
 /// Writes waiting for the writer; a run producing faster than the disk waits here.
@@ -316,20 +318,7 @@ impl Store {
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             let last_run = match row.try_get::<Option<String>, _>("run_id")? {
-                Some(run_id) => {
-                    let status: String = row.try_get("status")?;
-                    Some(RunSummary {
-                        events_url: run_events_url(&run_id),
-                        thread_id: row.try_get("run_thread")?,
-                        agent_id: row.try_get("run_agent")?,
-                        status: RunState::parse(&status).unwrap_or(RunState::Interrupted),
-                        started_at: row.try_get("started_at")?,
-                        ended_at: row.try_get("ended_at")?,
-                        event_count: row.try_get::<i64, _>("n")? as u64,
-                        error: row.try_get("error")?,
-                        run_id,
-                    })
-                }
+                Some(_) => Some(run_summary_from(&row, "run_id", "run_thread", "run_agent")?),
                 None => None,
             };
             out.push(ThreadSummary {
@@ -467,68 +456,6 @@ impl Store {
     }
 }
 
-impl Store {
-    /// Retention: delete the events of runs that ended before `cutoff` (Unix ms), and threads
-    /// not updated since `cutoff` with their runs (none of them in progress). A thread updated
-    /// since keeps its messages and state; its old runs keep their summary row. Returns how many
-    /// (events, threads) were deleted.
-    pub async fn cleanup(&self, cutoff: i64) -> Result<(u64, u64), sqlx::Error> {
-        self.flush().await;
-        let mut tx = self.pool.begin().await?;
-        let events = sqlx::query(
-            "DELETE FROM events WHERE run_id IN \
-             (SELECT id FROM runs WHERE status != 'running' AND ended_at IS NOT NULL AND ended_at < ?)",
-        )
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        // Threads untouched since the cutoff, none of whose runs is in progress.
-        sqlx::query(
-            "DELETE FROM events WHERE run_id IN (SELECT id FROM runs WHERE thread_id IN \
-             (SELECT id FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
-             (SELECT 1 FROM runs r WHERE r.thread_id = threads.id AND r.status = 'running')))",
-        )
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "DELETE FROM runs WHERE thread_id IN \
-             (SELECT id FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
-             (SELECT 1 FROM runs r WHERE r.thread_id = threads.id AND r.status = 'running'))",
-        )
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await?;
-        let threads = sqlx::query(
-            "DELETE FROM threads WHERE updated_at < ?1 AND NOT EXISTS \
-             (SELECT 1 FROM runs WHERE runs.thread_id = threads.id)",
-        )
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        tx.commit().await?;
-        Ok((events, threads))
-    }
-}
-
-/// Delete what `--retention` says is too old, now and then every hour.
-pub async fn retention_task(store: Store, keep: Duration) {
-    let mut tick = tokio::time::interval(Duration::from_secs(3600));
-    loop {
-        tick.tick().await;
-        let cutoff = crate::server::runs::now_ms() - keep.as_millis() as i64;
-        match store.cleanup(cutoff).await {
-            Ok((0, 0)) => {}
-            Ok((events, threads)) => tracing::info!(
-                "retention: deleted {events} event(s) of old runs and {threads} old thread(s)"
-            ),
-            Err(e) => tracing::error!("retention cleanup failed: {e}"),
-        }
-    }
-}
-
 /// Reset `conv` to the start of a run of `input`: its messages, and its state as the baseline of
 /// the run's deltas.
 pub fn start_conversation(conv: &mut Conversation, input: &RunAgentInput, now: i64) {
@@ -546,12 +473,23 @@ pub fn start_conversation(conv: &mut Conversation, input: &RunAgentInput, now: i
 }
 
 fn run_summary(row: &sqlx::sqlite::SqliteRow) -> Result<RunSummary, sqlx::Error> {
-    let run_id: String = row.try_get("id")?;
+    run_summary_from(row, "id", "thread_id", "agent_id")
+}
+
+/// A run's summary from a row whose id, thread and agent columns have these names (a query
+/// joining threads and runs renames them); the other columns keep the runs table's names.
+fn run_summary_from(
+    row: &sqlx::sqlite::SqliteRow,
+    id: &str,
+    thread: &str,
+    agent: &str,
+) -> Result<RunSummary, sqlx::Error> {
+    let run_id: String = row.try_get(id)?;
     let status: String = row.try_get("status")?;
     Ok(RunSummary {
         events_url: run_events_url(&run_id),
-        thread_id: row.try_get("thread_id")?,
-        agent_id: row.try_get("agent_id")?,
+        thread_id: row.try_get(thread)?,
+        agent_id: row.try_get(agent)?,
         status: RunState::parse(&status).unwrap_or(RunState::Interrupted),
         started_at: row.try_get("started_at")?,
         ended_at: row.try_get("ended_at")?,
