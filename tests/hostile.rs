@@ -154,6 +154,15 @@ impl Prober {
     fn worst(&self) -> Duration {
         Duration::from_millis(self.worst_ms.load(Ordering::Relaxed))
     }
+
+    /// `/healthz` answered within a second every time it was asked.
+    fn assert_fast(&self) {
+        assert!(
+            self.worst() < Duration::from_secs(1),
+            "/healthz took {:?}",
+            self.worst()
+        );
+    }
 }
 
 impl Drop for Prober {
@@ -185,6 +194,15 @@ async fn assert_healthy(s: &mut Studio, what: &str) {
     assert!(s.alive(), "{what}: the process died");
     let ms = healthz_ms(s.addr).await;
     assert!(ms < 1000, "{what}: /healthz took {ms} ms");
+}
+
+/// Send these exact request bytes on a connection of their own; the whole answer as text.
+async fn raw(addr: SocketAddr, text: &str) -> String {
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(text.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    let _ = tokio::time::timeout(Duration::from_secs(20), c.read_to_string(&mut out)).await;
+    out
 }
 
 fn run_body(thread: &str, run: &str, text: &str) -> Value {
@@ -425,11 +443,7 @@ async fn hostile_large_states_bodies_and_page_loads_stay_within_budget() {
         "hostile memory (MiB): start {base}; after 40 × 4 MiB states {after_states}; after six 16 MiB \
          bodies {after_bodies} (peak {peak}); after 10 page loads {after_pages} (peak {peak2})"
     );
-    assert!(
-        prober.worst() < Duration::from_secs(1),
-        "/healthz took {:?}",
-        prober.worst()
-    );
+    prober.assert_fast();
     // Before the hardening: +476 MiB kept after the states, a 1.2 GB peak for the bodies, +567
     // MiB for the page loads. Measured after it (debug build): +97, +586 peak, +0.
     assert!(
@@ -574,11 +588,7 @@ async fn hostile_merging_long_histories_does_not_starve_the_server() {
         started.elapsed(),
         prober.worst()
     );
-    assert!(
-        prober.worst() < Duration::from_secs(1),
-        "/healthz took {:?}",
-        prober.worst()
-    );
+    prober.assert_fast();
     let thread = request(s.addr, "GET", "/api/threads/t-m0", &[], None)
         .await
         .json();
@@ -638,11 +648,7 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
         prober.worst()
     );
     assert_eq!(closed, held.len());
-    assert!(
-        prober.worst() < Duration::from_secs(1),
-        "/healthz took {:?}",
-        prober.worst()
-    );
+    prober.assert_fast();
     assert_healthy(&mut s, "after").await;
 }
 
@@ -662,33 +668,27 @@ async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
     assert_eq!(r.status, 200);
     // A "simple request" from another site: text/plain, no preflight.
     let body = run_body("t-x", "r-x", "chat").to_string();
-    let mut c = TcpStream::connect(s.addr).await.unwrap();
-    let text = format!(
-        "POST /api/agents/demo HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+    let out = raw(
         s.addr,
-        body.len()
-    );
-    c.write_all(text.as_bytes()).await.unwrap();
-    let mut out = String::new();
-    c.read_to_string(&mut out).await.unwrap();
+        &format!(
+            "POST /api/agents/demo HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            s.addr,
+            body.len()
+        ),
+    )
+    .await;
     assert!(
         out.starts_with("HTTP/1.1 403") || out.starts_with("HTTP/1.1 415"),
         "{out}"
     );
-    let mut c = TcpStream::connect(s.addr).await.unwrap();
-    c.write_all(format!("POST /api/ag-ui/abort HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", s.addr).as_bytes()).await.unwrap();
-    let mut out = String::new();
-    c.read_to_string(&mut out).await.unwrap();
+    let out = raw(s.addr, &format!("POST /api/ag-ui/abort HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", s.addr)).await;
     assert!(out.starts_with("HTTP/1.1 403"), "{out}");
     // DNS rebinding: the page is asked for under another name.
-    let mut c = TcpStream::connect(s.addr).await.unwrap();
-    c.write_all(
-        b"GET /api/threads HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n",
+    let out = raw(
+        s.addr,
+        "GET /api/threads HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n",
     )
-    .await
-    .unwrap();
-    let mut out = String::new();
-    c.read_to_string(&mut out).await.unwrap();
+    .await;
     assert!(out.starts_with("HTTP/1.1 421"), "{out}");
     assert!(!out.contains("t-c"));
     let threads = request(s.addr, "GET", "/api/threads", &[], None)
@@ -824,11 +824,7 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
         written.load(Ordering::Relaxed) >> 20
     );
     assert!(peak < base + 300, "peak {peak} MiB from {base}");
-    assert!(
-        prober.worst() < Duration::from_secs(1),
-        "/healthz took {:?}",
-        prober.worst()
-    );
+    prober.assert_fast();
     assert_healthy(&mut s, "after").await;
 }
 
