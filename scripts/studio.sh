@@ -82,6 +82,18 @@ run() {
   exec target/release/agui-studio "$@"
 }
 
+# The release build needs a few GB beside the debug one; on a small disk (CI runners), the debug
+# build the tests used goes first. Developers with room keep it.
+free_disk_for_release() {
+  local free_kb
+  free_kb="$(df -Pk "$ROOT" | awk 'NR==2 {print $4}')"
+  say "disk: $((free_kb / 1024)) MiB free, target/ holds $(du -sm target 2>/dev/null | cut -f1) MiB"
+  if [ "$free_kb" -lt $((8 * 1024 * 1024)) ] && [ -d target/debug ]; then
+    say "under 8 GiB free: removing target/debug before the release build"
+    rm -rf target/debug
+  fi
+}
+
 test_all() {
   setup yes
   local started=$SECONDS
@@ -93,6 +105,7 @@ test_all() {
   cargo test --features ssr --test resume random_cuts_and_restarts -- --nocapture
   say "the browser build compiles (wasm32, feature hydrate)"
   cargo check --lib --no-default-features --features hydrate --target wasm32-unknown-unknown
+  free_disk_for_release
   release
   say "browser tests against the release binary, copied alone to a temporary directory"
   local dir

@@ -125,7 +125,25 @@ pub const RUN_EVENTS_HEADER: &str = "x-agui-run-events";
 
 /// The URL of a run's event stream.
 pub fn run_events_url(run_id: &str) -> String {
-    format!("/api/runs/{}/events", encode_segment(run_id))
+    format!("{}/events", run_url(run_id))
+}
+
+/// The URL of a run (`GET`: the run and its input).
+pub fn run_url(run_id: &str) -> String {
+    format!("/api/runs/{}", encode_segment(run_id))
+}
+
+/// The AG-UI endpoint of a hosted agent.
+pub fn agent_url(agent_id: &str) -> String {
+    format!("/api/agents/{}", encode_segment(agent_id))
+}
+
+/// The list of stored threads.
+pub const THREADS_URL: &str = "/api/threads";
+
+/// The URL of a stored thread.
+pub fn thread_url(thread_id: &str) -> String {
+    format!("{THREADS_URL}/{}", encode_segment(thread_id))
 }
 
 /// Percent-encode one URL path segment.
@@ -140,3 +158,61 @@ pub fn encode_segment(s: &str) -> String {
     }
     out
 }
+
+/// A scenario of an agent (the demo agent publishes its scenarios in `GET /api/agents`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub description: String,
+}
+
+/// An agent hosted by this server, as `GET /api/agents` describes it (and as the page lists it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentSummary {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// The AG-UI endpoint (`/api/agents/{id}`).
+    pub url: String,
+    /// The 1.x `AgentCapabilities` object.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub capabilities: Value,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<ScenarioInfo>,
+    /// Anything else the agent publishes (e.g. a proxy's upstream host).
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// What the page starts with: the stored threads and the thread named by the URL.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct InitialThreads {
+    pub list: Vec<ThreadSummary>,
+    /// The `?thread=` of the URL, whether or not the server knows it.
+    pub requested: Option<String>,
+    pub current: Option<ThreadView>,
+    /// Whether the server asks who you are (then the page offers "Sign out").
+    #[serde(default)]
+    pub signed_in: bool,
+}
+
+/// The page's data as the server loads it for the request being rendered. The server provides
+/// a [`PageData`] as context while it renders; the UI asks it for what the first paint needs
+/// and so never names a server type. The browser reads the same values from the serialized page.
+#[cfg(feature = "ssr")]
+pub trait PageLoader: Send + Sync {
+    /// The agents this server hosts.
+    fn agents(&self) -> Vec<AgentSummary>;
+    /// The stored threads of the user the request is from, and the one `requested` names. Called
+    /// in the request's reactive context (when the page's resource is created), so it can read
+    /// the request from there.
+    fn threads(
+        &self,
+        requested: Option<String>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = InitialThreads> + Send>>;
+}
+
+/// The server's [`PageLoader`], as context of a page being rendered.
+#[cfg(feature = "ssr")]
+#[derive(Clone)]
+pub struct PageData(pub std::sync::Arc<dyn PageLoader>);

@@ -325,6 +325,30 @@ fn llm_frame() -> String {
     format!("data: {chunk}\n\n")
 }
 
+/// The attack as reported (a 150 MB model answer) against the defaults: no flag, the run is
+/// cut at the default bound (64 MiB).
+#[tokio::test]
+async fn a_150_mb_model_answer_is_refused_by_the_defaults() {
+    let model = Fake::endless("text/event-stream", String::new(), llm_frame()).await;
+    let spec = format!("gpt=http://{}/v1,model=m", model.addr);
+    let (addr, _) = start_server(&["--agents", "", "--llm", &spec]).await;
+    let events = run(
+        addr,
+        "gpt",
+        &input("r1", json!("hi")),
+        Duration::from_secs(120),
+    )
+    .await;
+    let (code, message) = run_error(&events);
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
+    let text: usize = events
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap().len())
+        .sum();
+    assert!(text <= 64 << 20 && text < 150_000_000, "{text}");
+}
+
 #[tokio::test]
 async fn an_endless_model_answer_ends_with_upstream_limit() {
     let model = Fake::endless("text/event-stream", String::new(), llm_frame()).await;

@@ -1,10 +1,15 @@
-//! The browser side of an AG-UI run: the transport (a streamed `fetch` POST) and the
-//! `use_agent` hook that feeds it through the shared protocol pipeline into signals.
+//! The browser side of an AG-UI run: the `use_agent` hook, the session types it shares with the
+//! UI, the browser half that drives runs, and the transport (a streamed `fetch` POST).
+//!
+//! Floors, top down: `use_agent` → `browser` (hydrate only) → `transport` → `session` (types
+//! and pure logic, no browser API).
 
+#[cfg(feature = "hydrate")]
+mod browser;
 pub mod session;
 #[cfg(feature = "hydrate")]
-mod session_live;
-#[cfg(feature = "hydrate")]
 pub mod transport;
+mod use_agent;
 
-pub use session::{use_agent, UseAgentOptions, UseAgentReturn};
+pub use session::{UseAgentOptions, UseAgentReturn};
+pub use use_agent::use_agent;

@@ -1,5 +1,6 @@
-//! `use_agent`: the one hook through which the UI talks to an AG-UI agent, in the style of
-//! leptos-use — options in, a struct of signals and callbacks out.
+//! The session of `use_agent` (see [`crate::client::use_agent`]): its options and return
+//! types, and the pure logic both halves share — which messages changed, the run view, the
+//! approvals waiting for the user, how each is answered. Compiled and unit-tested natively.
 //!
 //! A run is a streamed `fetch` POST; its bytes go through the shared protocol pipeline (decoder,
 //! dialects, enforcement, chunks, verifier, reducer) as they arrive, and the signals are brought
@@ -58,9 +59,12 @@ pub struct RunView {
     pub started_at: Option<f64>,
     pub ended_at: Option<f64>,
     /// Render hints (`CUSTOM` events named `ui_render_hint`) of every run of the thread, in
-    /// arrival order, each with how many messages the conversation had when it arrived (the
-    /// transcript shows it after that many).
+    /// arrival order, each placed by the reducer after the messages the conversation had when
+    /// it arrived (the transcript shows it there).
     pub render_hints: Vec<PlacedHint>,
+    /// Tool calls whose arguments are still streaming (started, not ended); every other call's
+    /// arguments are complete.
+    pub open_tool_calls: BTreeSet<String>,
 }
 
 /// A run error to show in the banner.
@@ -259,9 +263,8 @@ pub(crate) fn run_view(conv: &Conversation, prev: &RunView) -> RunView {
         interrupts: conv.pending_interrupts.clone(),
         started_at: prev.started_at,
         ended_at: prev.ended_at,
-        // Kept by the live session as hints arrive (the reducer keeps only name/value pairs,
-        // not where in the transcript they belong), so they survive later runs.
-        render_hints: prev.render_hints.clone(),
+        render_hints: conv.render_hints.clone(),
+        open_tool_calls: conv.open_tool_calls.clone(),
     }
 }
 
@@ -387,78 +390,6 @@ pub fn is_success(status: &RunStatus) -> bool {
     )
 }
 
-/// Create the session's signals and actions. See the module docs for SSR behaviour.
-pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
-    let initial_entries: Vec<MessageEntry> = options
-        .initial_messages
-        .iter()
-        .map(|m| MessageEntry {
-            id: m.id().to_string(),
-            msg: ArcRwSignal::new(m.clone()),
-        })
-        .collect();
-    let writers = Writers {
-        messages: RwSignal::new(initial_entries),
-        state: RwSignal::new(options.initial_state.clone().unwrap_or_else(|| json!({}))),
-        run: RwSignal::new(RunView {
-            render_hints: options.initial_render_hints.clone(),
-            ..RunView::default()
-        }),
-        error: RwSignal::new(options.failed_run.as_ref().map(|(_, e)| e.clone())),
-        connection: RwSignal::new(Connection::Idle),
-        events: RwSignal::new(Vec::new()),
-        warnings: RwSignal::new(Vec::new()),
-        thread_id: RwSignal::new(options.initial_thread_id.clone().unwrap_or_default()),
-    };
-    let messages = writers.messages.read_only();
-    let state = writers.state.read_only();
-    let run = writers.run.read_only();
-    let error = writers.error.read_only();
-    let connection = writers.connection.read_only();
-    let events = writers.events.read_only();
-    let warnings = writers.warnings.read_only();
-    let thread_id = writers.thread_id.read_only();
-    let approvals = Memo::new(move |_| {
-        let msgs: Vec<Message> = messages.with(|m| m.iter().map(|e| e.msg.get()).collect());
-        run.with(|r| approvals_of(&msgs, r))
-    });
-    let is_running = Signal::derive(move || {
-        matches!(
-            connection.get(),
-            Connection::Connecting | Connection::Streaming | Connection::Reconnecting
-        )
-    });
-
-    #[cfg(feature = "hydrate")]
-    let actions = super::session_live::actions(options, writers, messages, run);
-    #[cfg(not(feature = "hydrate"))]
-    let actions = {
-        let _ = (options, writers);
-        inert_actions()
-    };
-
-    UseAgentReturn {
-        messages,
-        state,
-        run,
-        approvals,
-        error,
-        connection,
-        events,
-        warnings,
-        is_running,
-        thread_id,
-        send: actions.send,
-        stop: actions.stop,
-        approve: actions.approve,
-        reject: actions.reject,
-        answer_interrupt: actions.answer_interrupt,
-        set_state: actions.set_state,
-        retry: actions.retry,
-        new_thread: actions.new_thread,
-    }
-}
-
 /// The callbacks of a session.
 pub(crate) struct Actions {
     pub send: Callback<SendInput>,
@@ -469,20 +400,6 @@ pub(crate) struct Actions {
     pub set_state: Callback<Value>,
     pub retry: Callback<()>,
     pub new_thread: Callback<()>,
-}
-
-#[cfg(not(feature = "hydrate"))]
-fn inert_actions() -> Actions {
-    Actions {
-        send: Callback::new(|_| {}),
-        stop: Callback::new(|_| {}),
-        approve: Callback::new(|_| {}),
-        reject: Callback::new(|_| {}),
-        answer_interrupt: Callback::new(|_| {}),
-        set_state: Callback::new(|_| {}),
-        retry: Callback::new(|_| {}),
-        new_thread: Callback::new(|_| {}),
-    }
 }
 
 #[cfg(test)]

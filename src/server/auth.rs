@@ -97,7 +97,12 @@ impl Auth {
         if let Some(text) = users {
             accounts = parse_users(text)?;
         }
-        if let Some(token) = token.filter(|t| !t.is_empty()) {
+        // An empty token is a secret that was not set (`AGUI_AUTH_TOKEN=` in a unit file):
+        // refusing to start beats serving everything to everyone.
+        if token.is_some_and(|t| t.trim().is_empty()) {
+            return Err("--auth-token is empty: set a token, or leave the option out".into());
+        }
+        if let Some(token) = token {
             if accounts.iter().any(|a| &*a.name == TOKEN_USER) {
                 return Err(format!(
                     "the users file names '{TOKEN_USER}', the user of --auth-token"
@@ -540,7 +545,14 @@ mod tests {
         assert_eq!(auth.user_of_token("sesame").unwrap().name(), TOKEN_USER);
         assert!(auth.user_of_token("sesam").is_none());
         assert!(!Auth::new(None, None).unwrap().enabled());
-        assert!(!Auth::new(Some(""), None).unwrap().enabled());
+        assert!(
+            Auth::new(Some(""), None).is_err(),
+            "an empty token is refused"
+        );
+        assert!(
+            Auth::new(Some("  "), None).is_err(),
+            "a blank token is refused"
+        );
     }
 
     #[test]

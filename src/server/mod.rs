@@ -9,6 +9,7 @@ pub mod error;
 pub mod inspect;
 pub mod limits;
 pub mod listen;
+pub mod page;
 pub mod routes;
 pub mod runs;
 pub mod store;
@@ -222,8 +223,8 @@ pub fn app(state: AppState) -> Router {
             &state,
             routes,
             {
-                let state = state.clone();
-                move || provide_context(state.clone())
+                let page = page::page_data(&state);
+                move || provide_context(page.clone())
             },
             move || shell(options.clone()),
         )

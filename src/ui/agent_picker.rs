@@ -5,33 +5,14 @@
 //! renders the page; the browser reads them from the serialized page, so the picker is complete
 //! in the first paint and never fetches on its own.
 
+pub use crate::wire::{AgentSummary, ScenarioInfo};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// A scenario of an agent (the demo agent publishes its scenarios in `GET /api/agents`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScenarioInfo {
-    pub name: String,
-    pub description: String,
-}
-
-/// An agent hosted by this server, as `GET /api/agents` describes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AgentSummary {
-    pub id: String,
-    pub name: String,
-    pub description: String,
-    /// The AG-UI endpoint (`/api/agents/{id}`).
-    pub url: String,
-    #[serde(default)]
-    pub scenarios: Vec<ScenarioInfo>,
-}
 
 /// The agent a thread talks to when nothing else was chosen.
 pub const DEFAULT_AGENT_URL: &str = "/api/agents/demo";
 
-/// The agents this server hosts. Under SSR they come from the `AppState` in context (provided
-/// by `leptos_routes`); without it (tests) the list is empty. In the browser the value comes
+/// The agents this server hosts. Under SSR they come from the server's [`crate::wire::PageData`]
+/// in context; without it (tests) the list is empty. In the browser the value comes
 /// from the server-rendered page.
 pub fn agents_resource() -> Resource<Vec<AgentSummary>> {
     Resource::new(|| (), |_| hosted_agents())
@@ -39,37 +20,13 @@ pub fn agents_resource() -> Resource<Vec<AgentSummary>> {
 
 fn hosted_agents() -> impl std::future::Future<Output = Vec<AgentSummary>> + Send + 'static {
     #[cfg(feature = "ssr")]
-    let list = use_context::<crate::server::AppState>()
-        .map(|state| from_registry(&state.agents))
+    let list = use_context::<crate::wire::PageData>()
+        .map(|page| page.0.agents())
         .unwrap_or_default();
     // The browser only gets here if the page carried no value (it always does when served).
     #[cfg(not(feature = "ssr"))]
     let list = Vec::new();
     async move { list }
-}
-
-/// The registry's agents in the shape of `GET /api/agents`.
-#[cfg(feature = "ssr")]
-pub fn from_registry(agents: &crate::server::agents::AgentRegistry) -> Vec<AgentSummary> {
-    agents
-        .all()
-        .map(|a| {
-            let info = a.info();
-            let scenarios = info
-                .extra
-                .get("scenarios")
-                .cloned()
-                .and_then(|v| serde_json::from_value(v).ok())
-                .unwrap_or_default();
-            AgentSummary {
-                url: format!("/api/agents/{}", info.id),
-                id: info.id,
-                name: info.name,
-                description: info.description,
-                scenarios,
-            }
-        })
-        .collect()
 }
 
 /// The agent picker: a `<select>` labelled "Agent" listing the hosted agents plus "Other

@@ -7,7 +7,6 @@ use std::collections::HashSet;
 
 use leptos::html::Div;
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::client::session::{MessageEntry, UseAgentReturn};
 use crate::protocol::reduce::PlacedHint;
@@ -16,15 +15,8 @@ use crate::ui::approval::ApprovalCard;
 use crate::ui::message::Message;
 use crate::ui::render_hints::RenderHint;
 use crate::ui::run_status::subagent_status_key;
+use crate::ui::transcript::TranscriptCtx;
 use crate::ui::util::stick_to_bottom;
-
-/// What the transcript's parts share, provided as context by [`Chat`].
-#[derive(Clone, Copy)]
-pub struct TranscriptCtx {
-    pub agent: UseAgentReturn,
-    /// Tool calls whose `TOOL_CALL_END` has been seen (their arguments are complete).
-    pub ended_calls: Memo<HashSet<String>>,
-}
 
 /// One row of the transcript.
 #[derive(Clone)]
@@ -109,20 +101,7 @@ pub fn Chat(
     #[prop(optional, into)]
     empty_extra: Option<ViewFn>,
 ) -> impl IntoView {
-    let ended_calls = Memo::new(move |_| {
-        agent.events.with(|evs| {
-            evs.iter()
-                .filter(|e| e.type_name == "TOOL_CALL_END")
-                .filter_map(|e| {
-                    e.json
-                        .get("toolCallId")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
-                .collect::<HashSet<_>>()
-        })
-    });
-    provide_context(TranscriptCtx { agent, ended_calls });
+    provide_context(TranscriptCtx { agent });
 
     let hints = Memo::new(move |_| agent.run.with(|r| r.render_hints.clone()));
     let subagents = Memo::new(move |_| agent.run.with(|r| r.subagents.clone()));

@@ -18,6 +18,7 @@ pub mod suggestions;
 pub mod theme;
 pub mod threads;
 pub mod tool_call;
+pub mod transcript;
 pub mod util;
 
 // Rendering views to HTML needs the `ssr` feature.

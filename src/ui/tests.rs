@@ -225,3 +225,40 @@ fn interrupts_with_a_schema_render_a_form() {
 async fn print_page() {
     println!("{}", fetch_page("/").await);
 }
+
+/// The header typed for one Agent URL goes to that URL only: never to this server's own API
+/// (`/…`), nor to a URL typed later, nor anywhere when nothing was typed.
+#[test]
+fn a_typed_header_goes_only_to_the_agent_url_it_was_typed_for() {
+    use crate::ui::threads::AgentHeader;
+    let owner = Owner::new();
+    owner.set();
+    let h = AgentHeader::new();
+    let foreign = "https://agent.example/run";
+    assert!(h.for_url(foreign).is_empty(), "nothing typed, nothing sent");
+    h.url.set(foreign.to_string());
+    h.value.set("sesame".into());
+    assert_eq!(
+        h.for_url(foreign),
+        vec![("Authorization".to_string(), "Bearer sesame".to_string())]
+    );
+    assert!(h.for_url("https://other.example/run").is_empty());
+    assert!(
+        h.for_url("/api/agents/demo").is_empty(),
+        "never to our own API"
+    );
+    h.url.set("/api/agents/demo".into());
+    assert!(
+        h.for_url("/api/agents/demo").is_empty(),
+        "not even when typed for it"
+    );
+    h.url.set(foreign.to_string());
+    h.value.set("X-Api-Key: k1".into());
+    assert_eq!(
+        h.for_url(foreign),
+        vec![("X-Api-Key".to_string(), "k1".to_string())]
+    );
+    // "//host" is another origin, not a path of ours.
+    h.url.set("//evil.example/x".into());
+    assert_eq!(h.for_url("//evil.example/x").len(), 1);
+}

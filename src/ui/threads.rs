@@ -10,7 +10,6 @@
 //! tab only.
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::client::session::{Connection, RunErrorView, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
@@ -19,21 +18,11 @@ use crate::ui::agent_picker::DEFAULT_AGENT_URL;
 use crate::ui::util::truncate;
 use crate::wire::{RunState, RunSummary, ThreadSummary, ThreadView};
 
-/// What the page starts with: the stored threads and the thread named by the URL.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct InitialThreads {
-    pub list: Vec<ThreadSummary>,
-    /// The `?thread=` of the URL, whether or not the server knows it.
-    pub requested: Option<String>,
-    pub current: Option<ThreadView>,
-    /// Whether the server asks who you are (then the page offers "Sign out").
-    #[serde(default)]
-    pub signed_in: bool,
-}
+pub use crate::wire::InitialThreads;
 
 /// The stored threads and the one named by `requested`, of the user the request is from. Under
-/// SSR they come from the `AppState` in context and the user from the request (nothing without
-/// either: e.g. in unit tests); the browser reads them from the server-rendered page.
+/// SSR they come from the server's [`crate::wire::PageData`] in context (nothing without it:
+/// e.g. in unit tests); the browser reads them from the server-rendered page.
 // Not an `async fn`: under SSR the context must be read when the resource is created, not
 // when the future is first polled.
 #[allow(clippy::manual_async_fn)]
@@ -41,29 +30,12 @@ pub fn initial_threads(
     requested: Option<String>,
 ) -> impl std::future::Future<Output = InitialThreads> + Send + 'static {
     #[cfg(feature = "ssr")]
-    let state = use_context::<crate::server::AppState>();
-    // Set by the server's authentication layer; without it, nothing is shown.
-    #[cfg(feature = "ssr")]
-    let user = use_context::<axum::http::request::Parts>()
-        .and_then(|p| p.extensions.get::<crate::server::auth::User>().cloned());
+    let loading =
+        use_context::<crate::wire::PageData>().map(|page| page.0.threads(requested.clone()));
     async move {
         #[cfg(feature = "ssr")]
-        if let (Some(state), Some(user)) = (state, user) {
-            use crate::server::threads::{thread_list, thread_view};
-            let list = thread_list(&state, &user)
-                .await
-                .map(|l| l.threads)
-                .unwrap_or_default();
-            let current = match &requested {
-                Some(id) => thread_view(&state, id, &user).await.ok().flatten(),
-                None => None,
-            };
-            return InitialThreads {
-                list,
-                requested,
-                current,
-                signed_in: state.auth.enabled(),
-            };
+        if let Some(loading) = loading {
+            return loading.await;
         }
         InitialThreads {
             requested,
@@ -149,7 +121,7 @@ impl Default for AgentHeader {
 /// The endpoint of a stored thread's agent.
 fn agent_url(agent_id: Option<&str>) -> String {
     agent_id
-        .map(|a| format!("/api/agents/{}", crate::wire::encode_segment(a)))
+        .map(crate::wire::agent_url)
         .unwrap_or_else(|| DEFAULT_AGENT_URL.to_string())
 }
 
@@ -322,7 +294,7 @@ impl ThreadStore {
             let store = *self;
             leptos::task::spawn_local(async move {
                 // This server's own API: the sign-in cookie, no typed header.
-                let url = format!("/api/threads/{}", crate::wire::encode_segment(&id));
+                let url = crate::wire::thread_url(&id);
                 let result = crate::client::transport::get_json::<ThreadView>(&url, &[]).await;
                 if store.loading.get_untracked().as_deref() != Some(id.as_str()) {
                     return;
@@ -355,7 +327,7 @@ impl ThreadStore {
             let store = *self;
             leptos::task::spawn_local(async move {
                 let list = crate::client::transport::get_json::<crate::wire::ThreadList>(
-                    "/api/threads",
+                    crate::wire::THREADS_URL,
                     &[],
                 )
                 .await;

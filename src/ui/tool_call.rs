@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::protocol::reduce::RunStatus;
 use crate::protocol::types::{Message as Msg, ToolCall};
-use crate::ui::chat::TranscriptCtx;
 use crate::ui::render_hints::json::{json_text, nesting_within};
 use crate::ui::render_hints::{lookup, RenderHint};
+use crate::ui::transcript::TranscriptCtx;
 use crate::ui::util::truncate;
 
 /// Arguments are parsed and shown as pretty JSON when they nest at most this deep (deeper ones
@@ -119,7 +119,8 @@ pub fn ToolCallCard(
                 ctx.agent
                     .run
                     .with(|r| matches!(r.status, RunStatus::Running { .. })),
-                ctx.ended_calls.with(|e| e.contains(&id)) || !ctx.agent.is_running.get(),
+                ctx.agent.run.with(|r| !r.open_tool_calls.contains(&id))
+                    || !ctx.agent.is_running.get(),
                 ctx.agent.approvals.with(|a| {
                     a.iter()
                         .any(|x| x.id == id || x.tool_call_id.as_deref() == Some(&id))

@@ -172,6 +172,10 @@ pub struct Conversation {
     pub active_steps: Vec<(Option<String>, String)>,
     /// Open `REASONING_START` span ids.
     pub reasoning_spans: Vec<String>,
+    /// Tool calls started and not yet ended (`TOOL_CALL_END`): their arguments are still
+    /// streaming. Every other call of the conversation has its arguments complete. Emptied when
+    /// a run ends (nothing stays open after a run).
+    pub open_tool_calls: std::collections::BTreeSet<String>,
     pub subagents: Vec<SubagentRecord>,
     /// `CUSTOM` name/value pairs in order, the newest 256.
     pub custom_events: Vec<(String, Value)>,
@@ -204,6 +208,7 @@ impl Default for Conversation {
             usage: Vec::new(),
             active_steps: Vec::new(),
             reasoning_spans: Vec::new(),
+            open_tool_calls: Default::default(),
             subagents: Vec::new(),
             custom_events: Vec::new(),
             render_hints: Vec::new(),
@@ -372,20 +377,26 @@ impl Conversation {
                 tool_call_id,
                 tool_call_name,
                 parent_message_id,
-            } => Ok(self.tool_call_start(
-                tool_call_id,
-                tool_call_name,
-                parent_message_id.as_deref(),
-                meta,
-                sub,
-            )),
+            } => {
+                self.open_tool_calls.insert(tool_call_id.clone());
+                Ok(self.tool_call_start(
+                    tool_call_id,
+                    tool_call_name,
+                    parent_message_id.as_deref(),
+                    meta,
+                    sub,
+                ))
+            }
             K::ToolCallArgs {
                 tool_call_id,
                 delta,
             } => self.edit_tool_call(tool_call_id, meta, |tc| {
                 tc.function.arguments.push_str(delta)
             }),
-            K::ToolCallEnd { tool_call_id } => self.edit_tool_call(tool_call_id, meta, |_| ()),
+            K::ToolCallEnd { tool_call_id } => {
+                self.open_tool_calls.remove(tool_call_id);
+                self.edit_tool_call(tool_call_id, meta, |_| ())
+            }
             K::ToolCallResult {
                 message_id,
                 tool_call_id,

@@ -90,6 +90,7 @@ impl Conversation {
         self.usage.extend(usage.unwrap_or_default().iter().cloned());
         self.active_steps.clear();
         self.reasoning_spans.clear();
+        self.open_tool_calls.clear();
         Change::Run
     }
 

@@ -818,3 +818,55 @@ fn activity_patches_past_the_limits_are_dropped() {
         .unwrap()
         .contains("too large (over 256 bytes)"));
 }
+
+/// Which tool calls are still streaming their arguments is the conversation's to say (the UI
+/// reads it, not an event log): a call ended early in a long run stays ended after 20,000 later
+/// events; one never ended is open until its run ends.
+#[test]
+fn tool_calls_ended_early_in_a_long_run_stay_ended() {
+    let mut c = conv(json!([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        {"type": "TOOL_CALL_START", "toolCallId": "early", "toolCallName": "f"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "early", "delta": "{}"},
+        {"type": "TOOL_CALL_END", "toolCallId": "early"},
+        {"type": "TOOL_CALL_START", "toolCallId": "open", "toolCallName": "g"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    ]));
+    assert_eq!(c.open_tool_calls.iter().collect::<Vec<_>>(), ["open"]);
+    for _ in 0..20_000 {
+        c.apply(&ev(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"})));
+    }
+    assert!(!c.open_tool_calls.contains("early"));
+    assert!(c.open_tool_calls.contains("open"));
+    feed(&mut c, json!([{"type": "RUN_ERROR", "message": "cut"}]));
+    assert!(c.open_tool_calls.is_empty(), "nothing stays open after a run");
+}
+
+/// Hints are placed by the reducer at the message count when they arrive, also when a
+/// `MESSAGES_SNAPSHOT` in the same stream changed that count (the browser used to place them
+/// itself per batch, approximately when a snapshot was in the batch).
+#[test]
+fn hints_after_a_snapshot_are_placed_by_the_snapshot_count() {
+    let c = conv(json!([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+        {"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "u1", "role": "user", "content": "a"},
+            {"id": "m1", "role": "assistant", "content": "b"},
+            {"id": "u2", "role": "user", "content": "c"},
+            {"id": "m2", "role": "assistant", "content": "d"}
+        ]},
+        {"type": "CUSTOM", "name": "ui_render_hint", "value": {"component": "chart"}},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m3", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m3"},
+        {"type": "CUSTOM", "name": "ui_render_hint", "value": {"component": "table"}},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"},
+    ]));
+    let placed: Vec<_> = c
+        .render_hints
+        .iter()
+        .map(|h| (h.component.as_str(), h.position))
+        .collect();
+    assert_eq!(placed, [("chart", 4), ("table", 5)]);
+}

@@ -132,6 +132,28 @@ impl AgentRegistry {
     pub fn all(&self) -> impl Iterator<Item = &Arc<dyn Agent>> {
         self.agents.values()
     }
+
+    /// Every agent as `GET /api/agents` and the page list it.
+    pub fn summaries(&self) -> Vec<crate::wire::AgentSummary> {
+        self.all().map(|a| summary(a.info())).collect()
+    }
+}
+
+fn summary(info: AgentInfo) -> crate::wire::AgentSummary {
+    let mut extra = info.extra;
+    let scenarios = extra
+        .remove("scenarios")
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    crate::wire::AgentSummary {
+        url: crate::wire::agent_url(&info.id),
+        id: info.id,
+        name: info.name,
+        description: info.description,
+        capabilities: info.capabilities,
+        scenarios,
+        extra,
+    }
 }
 
 /// An agent's handle on its run.

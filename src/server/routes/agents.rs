@@ -26,25 +26,7 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn list(State(state): State<AppState>) -> Json<Value> {
-    let agents: Vec<Value> = state
-        .agents
-        .all()
-        .map(|a| {
-            let info = a.info();
-            let mut o = json!({
-                "id": info.id,
-                "name": info.name,
-                "description": info.description,
-                "url": format!("/api/agents/{}", info.id),
-                "capabilities": info.capabilities,
-            });
-            for (k, v) in info.extra {
-                o[k] = v;
-            }
-            o
-        })
-        .collect();
-    Json(json!({ "agents": agents }))
+    Json(json!({ "agents": state.agents.summaries() }))
 }
 
 /// Parse a run request: legacy content shapes upgraded, unknown content parts dropped, then the

@@ -29,7 +29,7 @@ pub(super) fn follow_run(l: &Shared, run_id: String) {
     };
     let l = l.clone();
     leptos::task::spawn_local(async move {
-        let url = format!("/api/runs/{}", encode_segment(&run_id));
+        let url = crate::wire::run_url(&run_id);
         let Ok(Some(detail)) = get_json::<RunDetail>(&url, &headers).await else {
             return;
         };

@@ -61,27 +61,7 @@ pub(super) fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Del
     };
     b.warnings_seen += warnings.len();
     let n = delivered.len();
-    // How many messages the conversation had after each event: the count now, less the messages
-    // later events of this batch added (a snapshot in between makes this approximate).
-    let mut count = b.current().messages.len();
-    let mut counts = vec![0; n];
-    for (i, d) in delivered.iter().enumerate().rev() {
-        counts[i] = count;
-        if matches!(d.change, Change::MessageAdded { .. }) {
-            count = count.saturating_sub(1);
-        }
-    }
     for (i, d) in delivered.into_iter().enumerate() {
-        if let EventKind::Custom { name, value } = &d.event.kind {
-            if name == RENDER_HINT_CUSTOM_NAME {
-                let run_id = match &b.current().run {
-                    RunStatus::Running { run_id } => Some(run_id.clone()),
-                    _ => None,
-                };
-                let hint = PlacedHint::from_value(value, counts[i], run_id);
-                b.run_view.render_hints.push(hint);
-            }
-        }
         b.pending.note(&d.change);
         b.seq += 1;
         let seq = b.seq;

@@ -1,4 +1,4 @@
-//! The live half of `use_agent` (browser only): starting runs, feeding their bytes through the
+//! The browser half of `use_agent` (hydrate only): starting runs, feeding their bytes through the
 //! pipeline, flushing changes to the signals once per animation frame, answering each human-
 //! in-the-loop style the way it must be answered, and resuming a detached run whose stream
 //! broke.
@@ -28,10 +28,8 @@ use super::transport::{
     TransportError,
 };
 use crate::protocol::compat::prepare_request;
-use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
-use crate::protocol::event::EventKind;
 use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions, StreamOutcome};
-use crate::protocol::reduce::{Change, Conversation, PlacedHint, RunStatus};
+use crate::protocol::reduce::{Conversation, RunStatus};
 use crate::protocol::sse::{Decoder, SseFrame};
 use crate::protocol::types::{
     Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, ToolMessage, UserMessage,
@@ -42,7 +40,7 @@ use super::session::EVENT_LOG_LIMIT;
 mod frames;
 mod hitl;
 mod resume;
-use crate::wire::{encode_segment, RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
+use crate::wire::{RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
 use frames::{feed, on_bytes, record, schedule_frame};
 use hitl::{answer, maybe_resume};
 use resume::{cancel_url, follow_run, numeric, resume_run};
@@ -132,6 +130,7 @@ pub(crate) fn actions(
     if let Some(state) = &options.initial_state {
         conversation.state = state.clone();
     }
+    conversation.render_hints = options.initial_render_hints.clone();
     let signals = messages
         .get_untracked()
         .into_iter()
@@ -240,12 +239,16 @@ pub(crate) fn actions(
         };
         if let Some(run_id) = failed {
             leptos::task::spawn_local(async move {
-                let url = format!("/api/runs/{}", encode_segment(&run_id));
+                let url = crate::wire::run_url(&run_id);
                 match get_json::<RunDetail>(&url, &headers).await {
                     Ok(Some(detail)) if l.borrow().pipeline.is_none() => {
                         let input = detail.input;
-                        let conv =
+                        let mut conv =
                             Pipeline::for_input(&input, PipelineOptions::default()).conversation;
+                        // The thread's hints stay; the failed run's go with it.
+                        conv.render_hints = l.borrow().conversation.render_hints.clone();
+                        conv.render_hints
+                            .retain(|h| h.run_id.as_deref() != Some(run_id.as_str()));
                         retry_input(&l, input, conv);
                     }
                     Ok(_) => {}
