@@ -138,6 +138,9 @@ pub fn agent_url(agent_id: &str) -> String {
     format!("/api/agents/{}", encode_segment(agent_id))
 }
 
+/// The agent a thread talks to when nothing else was chosen.
+pub const DEFAULT_AGENT_URL: &str = "/api/agents/demo";
+
 /// The list of stored threads.
 pub const THREADS_URL: &str = "/api/threads";
 

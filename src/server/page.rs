@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::use_context;
 
 use super::auth::User;
-use super::threads::{thread_list, thread_view};
+use super::thread_views::{thread_list, thread_view};
 use super::AppState;
 use crate::wire::{AgentSummary, InitialThreads, PageData, PageLoader};
 

@@ -38,14 +38,14 @@ mod observers;
 mod retry;
 #[cfg(test)]
 mod tests;
-mod threads;
+mod thread_cache;
 use admit::{blocking, not_your_thread, too_many_runs, too_many_runs_for_user};
 use drive::drive;
 pub use drive::RunSink;
 use log::RunLog;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{Observed, ObserverSlot, RESYNC_THREADS};
-use threads::merge_history;
+use thread_cache::merge_history;
 
 /// How many events the observer hub buffers; an observer further behind is resynchronised.
 pub const HUB_CAPACITY: usize = 4096;

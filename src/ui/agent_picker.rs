@@ -8,9 +8,6 @@
 pub use crate::wire::{AgentSummary, ScenarioInfo};
 use leptos::prelude::*;
 
-/// The agent a thread talks to when nothing else was chosen.
-pub const DEFAULT_AGENT_URL: &str = "/api/agents/demo";
-
 /// The agents this server hosts. Under SSR they come from the server's [`crate::wire::PageData`]
 /// in context; without it (tests) the list is empty. In the browser the value comes
 /// from the server-rendered page.
@@ -43,7 +40,7 @@ pub fn AgentPicker(
     #[prop(into)]
     on_change: Callback<String>,
     /// A header for the typed Agent URL only (this server's own API uses the sign-in cookie).
-    header: crate::ui::threads::AgentHeader,
+    header: crate::ui::thread_store::AgentHeader,
 ) -> impl IntoView {
     let url_input = NodeRef::<leptos::html::Input>::new();
     let select = move |list: Vec<AgentSummary>| {
@@ -157,7 +154,7 @@ pub fn AgentPicker(
 fn header_scope(value: &str, for_url: &str, url: &str) -> String {
     if value.is_empty() {
         "Sent only to the Agent URL it is typed for.".into()
-    } else if crate::ui::threads::is_local(url) {
+    } else if crate::ui::thread_store::is_local(url) {
         "Not sent: this server's own agents use your sign-in.".into()
     } else if for_url == url {
         format!("Sent only to {url}.")

@@ -19,7 +19,7 @@ use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
 use crate::ui::suggestions::Suggestions;
 use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
-use crate::ui::threads::{
+use crate::ui::thread_store::{
     initial_threads, AgentHeader, InitialThreads, ThreadList, ThreadRecord, ThreadStore,
 };
 

@@ -16,7 +16,7 @@ pub mod run_status;
 pub mod state_panel;
 pub mod suggestions;
 pub mod theme;
-pub mod threads;
+pub mod thread_store;
 pub mod tool_call;
 pub mod transcript;
 pub mod util;

@@ -230,7 +230,7 @@ async fn print_page() {
 /// (`/…`), nor to a URL typed later, nor anywhere when nothing was typed.
 #[test]
 fn a_typed_header_goes_only_to_the_agent_url_it_was_typed_for() {
-    use crate::ui::threads::AgentHeader;
+    use crate::ui::thread_store::AgentHeader;
     let owner = Owner::new();
     owner.set();
     let h = AgentHeader::new();

@@ -834,12 +834,17 @@ fn tool_calls_ended_early_in_a_long_run_stay_ended() {
     ]));
     assert_eq!(c.open_tool_calls.iter().collect::<Vec<_>>(), ["open"]);
     for _ in 0..20_000 {
-        c.apply(&ev(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"})));
+        c.apply(&ev(
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"}),
+        ));
     }
     assert!(!c.open_tool_calls.contains("early"));
     assert!(c.open_tool_calls.contains("open"));
     feed(&mut c, json!([{"type": "RUN_ERROR", "message": "cut"}]));
-    assert!(c.open_tool_calls.is_empty(), "nothing stays open after a run");
+    assert!(
+        c.open_tool_calls.is_empty(),
+        "nothing stays open after a run"
+    );
 }
 
 /// Hints are placed by the reducer at the message count when they arrive, also when a

@@ -1,9 +1,9 @@
 //! HTTP routes, one router per module, merged in [`api_router`].
 
 pub mod agents;
-pub mod seed000;
-pub mod seed004;
-pub mod threads;
+pub mod history;
+pub mod named_events;
+pub mod observer;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -21,9 +21,9 @@ use super::AppState;
 pub fn api_router(_state: &AppState) -> Router<AppState> {
     Router::new()
         .merge(agents::router())
-        .merge(seed000::router())
-        .merge(seed004::router())
-        .merge(threads::router())
+        .merge(named_events::router())
+        .merge(observer::router())
+        .merge(history::router())
 }
 
 /// Read a JSON body under the configured size limit: 413 past the limit, 400 if it is not

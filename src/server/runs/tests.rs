@@ -268,7 +268,7 @@ fn merging_a_long_history_is_linear() {
     let mut input = run_on("t", "r", "x");
     input.messages = many("n");
     let started = std::time::Instant::now();
-    super::threads::merge_history(&mut input, &history, &serde_json::json!({}));
+    super::thread_cache::merge_history(&mut input, &history, &serde_json::json!({}));
     assert_eq!(input.messages.len(), 120_000);
     // Quadratic, this is 3.6 billion id comparisons (over a minute); linear, milliseconds.
     assert!(

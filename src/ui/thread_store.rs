@@ -14,8 +14,8 @@ use leptos::prelude::*;
 use crate::client::session::{Connection, RunErrorView, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
 use crate::protocol::types::Message as Msg;
-use crate::ui::agent_picker::DEFAULT_AGENT_URL;
 use crate::ui::util::truncate;
+use crate::wire::DEFAULT_AGENT_URL;
 use crate::wire::{RunState, RunSummary, ThreadSummary, ThreadView};
 
 pub use crate::wire::InitialThreads;

@@ -1,4 +1,4 @@
-//! Tests of the `seed004` module.
+//! Tests of the `observer` module.
 use super::*;
 use crate::protocol::sse::{Decoder, SseFrame};
 use futures::StreamExt;

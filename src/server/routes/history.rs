@@ -14,7 +14,7 @@ use crate::protocol::compat::parse_version;
 use crate::server::auth::User;
 use crate::server::error::ApiError;
 use crate::server::stream::{agui_frame, sse_response};
-use crate::server::threads::{thread_list, thread_view};
+use crate::server::thread_views::{thread_list, thread_view};
 use crate::server::AppState;
 use crate::wire::{RunDetail, ThreadList, ThreadView};
 

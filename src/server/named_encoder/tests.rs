@@ -258,7 +258,7 @@ fn each_event_maps_to_the_seed_shape() {
         ),
     ];
     for (event, name, data) in cases {
-        assert_eq!(to_seed000(&event, t), Some((name, data)), "{event:?}");
+        assert_eq!(to_named(&event, t), Some((name, data)), "{event:?}");
     }
     let interrupted = finished(Some(RunOutcome::Interrupt {
         interrupts: vec![Interrupt {
@@ -273,7 +273,7 @@ fn each_event_maps_to_the_seed_shape() {
         }],
     }));
     assert_eq!(
-        to_seed000(&interrupted, t).unwrap().1["message"],
+        to_named(&interrupted, t).unwrap().1["message"],
         "interrupted"
     );
     let result = ev(EventKind::ToolCallResult {
@@ -286,7 +286,7 @@ fn each_event_maps_to_the_seed_shape() {
         role: None,
     });
     assert_eq!(
-        to_seed000(&result, t),
+        to_named(&result, t),
         Some((
             "tool_result",
             json!({"toolCallId": "c", "content": "a\nb", "role": "tool", "messageId": "tm", "thread_id": t})
@@ -316,7 +316,7 @@ fn events_without_an_equivalent_are_skipped() {
             step_name: "s".into(),
         }),
     ] {
-        assert_eq!(to_seed000(&e, "t"), None, "{e:?}");
+        assert_eq!(to_named(&e, "t"), None, "{e:?}");
         assert_eq!(Encoder::new("t").frames(&e), None);
     }
 }

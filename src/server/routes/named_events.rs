@@ -1,6 +1,6 @@
 //! The seed-000 ("API contract") surface: `POST /agent/chat/stream` and `POST /agent/agent/stream`
 //! take a `StreamRequest` and stream the run as named SSE events (`event: <name>` +
-//! `data: <json>`), translated from our 1.1 events by [`crate::server::dialect000`].
+//! `data: <json>`), translated from our 1.1 events by [`crate::server::named_encoder`].
 //!
 //! Both paths run the same agent: the contract's "agent with sandbox" variant has nothing to add
 //! here, since the demo agent's tools are local functions. The agent is `agent_id` when it names
@@ -23,7 +23,7 @@ use crate::protocol::types::{
     TextMessage, TextPart, UserMessage,
 };
 use crate::server::auth::User;
-use crate::server::dialect000::Encoder;
+use crate::server::named_encoder::Encoder;
 use crate::server::stream::sse_response;
 use crate::server::AppState;
 

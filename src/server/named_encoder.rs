@@ -24,7 +24,7 @@ use crate::protocol::types::RunOutcome;
 ///
 /// `TEXT_MESSAGE_START/END` produce nothing (the dialect streams bare text deltas); chunks are
 /// mapped as far as one event can be on its own, but [`Encoder`] expands them first.
-pub fn to_seed000(event: &Event, thread_id: &str) -> Option<(&'static str, Value)> {
+pub fn to_named(event: &Event, thread_id: &str) -> Option<(&'static str, Value)> {
     use EventKind as K;
     let t = thread_id;
     Some(match &event.kind {
@@ -194,7 +194,7 @@ impl Encoder {
             }
             _ => None,
         };
-        let (name, mut data) = to_seed000(event, &self.thread_id)?;
+        let (name, mut data) = to_named(event, &self.thread_id)?;
         if name == "message" || name == "tool_call_start" {
             let agent = text_id
                 .and_then(|id| self.text_names.get(id))
