@@ -253,7 +253,7 @@ pub struct ServeArgs {
 
     /// Most bytes one proxied agent's or model server's response may send into a run (an LLM
     /// run's tool rounds together); past it the run ends with RUN_ERROR (code UPSTREAM_LIMIT).
-    #[arg(long, env = "AGUI_MAX_UPSTREAM_BYTES", default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
+    #[arg(long, env = "AGUI_MAX_UPSTREAM_BYTES", default_value_t = crate::server::runs::context::DEFAULT_MAX_UPSTREAM_BYTES, value_name = "BYTES")]
     pub max_upstream_bytes: u64,
 
     /// Most events (SSE chunks of a model server) one upstream response may send into a run;
@@ -261,7 +261,7 @@ pub struct ServeArgs {
     #[arg(
         long,
         env = "AGUI_MAX_UPSTREAM_EVENTS",
-        default_value_t = 1_000_000,
+        default_value_t = crate::server::runs::context::DEFAULT_MAX_UPSTREAM_EVENTS,
         value_name = "N"
     )]
     pub max_upstream_events: u64,

@@ -25,13 +25,14 @@ use crate::protocol::reduce::{Conversation, PlacedHint};
 use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
 use crate::wire::RunState;
 
-use super::agents::{Agent, AgentError, RunContext, RunEnd, RunSettings};
 use super::auth::User;
 use super::error::ApiError;
 use super::limits::Limits;
 use super::store::{start_conversation, Store};
+use context::{Agent, AgentError, RunContext, RunEnd, RunSettings, ToolAnswers};
 
 mod admit;
+pub mod context;
 mod drive;
 mod log;
 mod observers;
@@ -293,8 +294,10 @@ impl Runs {
         if let (Some(store), Some(op)) = (&self.store, started) {
             store.run_started(op).await;
         }
-        let ctx = RunContext::new(input, settings, cancel.clone(), sink, self.clone());
-        tokio::spawn(drive(agent, ctx));
+        let log = sink.log.clone();
+        let answers: Arc<dyn ToolAnswers> = self.clone();
+        let ctx = RunContext::new(input, settings, cancel.clone(), Box::new(sink), answers);
+        tokio::spawn(drive(agent, ctx, self.clone(), log));
         Ok(StartedRun {
             events: reader,
             cancel,
@@ -485,4 +488,19 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+impl ToolAnswers for Runs {
+    fn register(
+        &self,
+        tool_call_id: &str,
+        thread_id: &str,
+        run_id: &str,
+    ) -> oneshot::Receiver<Value> {
+        self.register_wait(tool_call_id, thread_id, run_id)
+    }
+
+    fn forget(&self, tool_call_id: &str) {
+        self.forget_wait(tool_call_id)
+    }
 }

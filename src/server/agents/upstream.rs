@@ -7,7 +7,7 @@
 //! and events (or chunks), and the first count past its limit is a `RUN_ERROR` with code
 //! [`UPSTREAM_LIMIT`].
 
-use super::AgentError;
+use crate::server::runs::context::AgentError;
 
 /// The code of the `RUN_ERROR` that ends a run whose upstream sent more than allowed.
 pub const UPSTREAM_LIMIT: &str = "UPSTREAM_LIMIT";
@@ -16,21 +16,7 @@ pub const UPSTREAM_LIMIT: &str = "UPSTREAM_LIMIT";
 /// (checked again inside the run for history stored before a check existed).
 pub const INVALID_INPUT: &str = "INVALID_INPUT";
 
-/// `--max-upstream-bytes` and `--max-upstream-events`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UpstreamLimits {
-    pub max_bytes: u64,
-    pub max_events: u64,
-}
-
-impl Default for UpstreamLimits {
-    fn default() -> Self {
-        UpstreamLimits {
-            max_bytes: 256 * 1024 * 1024,
-            max_events: 1_000_000,
-        }
-    }
-}
+pub use crate::server::runs::context::UpstreamLimits;
 
 /// What one upstream has sent so far, against its limits.
 #[derive(Debug, Clone)]

@@ -17,6 +17,16 @@ pub struct RunSink {
     pub(super) chunks: ChunkExpander,
 }
 
+impl context::EventSink for RunSink {
+    fn sent(&self) -> u64 {
+        self.seq
+    }
+
+    fn send(&mut self, event: Event) -> futures::future::BoxFuture<'_, Result<(), AgentError>> {
+        Box::pin(RunSink::send(self, event))
+    }
+}
+
 impl RunSink {
     /// Fails with `STORAGE_FAILED` once the database could not store an event of the run: the
     /// run must stop (its later events are not stored, so no gap is ever left in the log).
@@ -60,7 +70,12 @@ impl RunSink {
 
 /// Drive one run: `RUN_STARTED`, the agent, then exactly one terminal event with everything
 /// closed — whatever the agent did, including panicking.
-pub(super) async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
+pub(super) async fn drive(
+    agent: Arc<dyn Agent>,
+    mut ctx: RunContext,
+    runs: Arc<Runs>,
+    log: Arc<RunLog>,
+) {
     let started = Event::from(EventKind::RunStarted {
         thread_id: ctx.input.thread_id.clone(),
         run_id: ctx.input.run_id.clone(),
@@ -124,17 +139,17 @@ pub(super) async fn drive(agent: Arc<dyn Agent>, mut ctx: RunContext) {
     if let Err(e) = ctx.send_checked(Event::from(terminal)).await {
         tracing::error!(run = %run_id, "could not end the run cleanly: {e:?}");
     }
-    ctx.sink.log.end();
-    if let Some(store) = ctx.runs.store.clone() {
+    log.end();
+    if let Some(store) = runs.store.clone() {
         let thread_id = ctx.input.thread_id.clone();
-        if let Some((_, conv)) = ctx.runs.thread(Some(&thread_id)) {
+        if let Some((_, conv)) = runs.thread(Some(&thread_id)) {
             let bytes = store
                 .run_ended(&run_id, status, error, conv, &thread_id, now_ms())
                 .await;
-            ctx.runs.thread_bytes.lock().insert(thread_id, bytes);
+            runs.thread_bytes.lock().insert(thread_id, bytes);
         }
     }
-    ctx.runs.end(&run_id);
+    runs.end(&run_id);
 }
 
 async fn close_open(ctx: &mut RunContext) {
