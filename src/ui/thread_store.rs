@@ -476,7 +476,10 @@ pub fn ThreadList(
                                 return " · running";
                             }
                             agent.error.with(|e| match e {
-                                Some(e) if e.code.as_deref() == Some("SERVER_RESTARTED") => {
+                                Some(e)
+                                    if e.code.as_deref()
+                                        == Some(crate::wire::RunErrorCode::ServerRestarted.as_str()) =>
+                                {
                                     " · interrupted"
                                 }
                                 Some(_) => " · failed",
@@ -570,7 +573,7 @@ pub fn ThreadList(
 /// The banner's error for a stored run that failed or was cut short by a server restart.
 fn failed_run(run: &RunSummary) -> Option<(String, RunErrorView)> {
     let code = match run.status {
-        RunState::Interrupted => Some("SERVER_RESTARTED".to_string()),
+        RunState::Interrupted => Some(crate::wire::RunErrorCode::ServerRestarted.to_string()),
         RunState::Error => None,
         _ => return None,
     };

@@ -7,14 +7,14 @@
 //! and events (or chunks), and the first count past its limit is a `RUN_ERROR` with code
 //! [`UPSTREAM_LIMIT`].
 
-use crate::server::runs::context::AgentError;
+use crate::server::runs::context::{AgentError, RunErrorCode};
 
 /// The code of the `RUN_ERROR` that ends a run whose upstream sent more than allowed.
-pub const UPSTREAM_LIMIT: &str = "UPSTREAM_LIMIT";
+pub const UPSTREAM_LIMIT: RunErrorCode = RunErrorCode::UpstreamLimit;
 
 /// The code of the `RUN_ERROR` that ends a run whose input the upstream must not be sent
 /// (checked again inside the run for history stored before a check existed).
-pub const INVALID_INPUT: &str = "INVALID_INPUT";
+pub const INVALID_INPUT: RunErrorCode = RunErrorCode::InvalidInput;
 
 pub use crate::server::runs::context::UpstreamLimits;
 

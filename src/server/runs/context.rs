@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::types::{RunAgentInput, RunOutcome, TokenUsage};
 use crate::protocol::verify::Verifier;
+pub use crate::wire::RunErrorCode;
 
 /// `--max-upstream-bytes` by default.
 pub const DEFAULT_MAX_UPSTREAM_BYTES: u64 = 64 * 1024 * 1024;
@@ -69,14 +70,14 @@ pub enum AgentError {
     /// The run was cancelled (abort, or the client went away).
     Cancelled,
     /// The agent failed; becomes `RUN_ERROR { message, code }`.
-    Failed { message: String, code: String },
+    Failed { message: String, code: RunErrorCode },
 }
 
 impl AgentError {
-    pub fn failed(code: &str, message: impl Into<String>) -> Self {
+    pub fn failed(code: RunErrorCode, message: impl Into<String>) -> Self {
         AgentError::Failed {
             message: message.into(),
-            code: code.into(),
+            code,
         }
     }
 }
@@ -222,14 +223,14 @@ impl RunContext {
                 | EventKind::RunError { .. }
         ) {
             return Err(AgentError::failed(
-                "AGENT_PROTOCOL_ERROR",
+                crate::wire::RunErrorCode::AgentProtocolError,
                 "agents do not emit run lifecycle events; the runtime does",
             ));
         }
         // Room is kept for the events that close what is open and the terminal event.
         if self.sink.sent() + 1 >= self.settings.max_run_events {
             return Err(AgentError::failed(
-                "EVENT_LIMIT",
+                crate::wire::RunErrorCode::EventLimit,
                 format!(
                     "the run reached this server's limit of {} events",
                     self.settings.max_run_events
@@ -243,7 +244,10 @@ impl RunContext {
         let mut warnings = Vec::new();
         if let Err(e) = self.verifier.check(&event, &mut warnings) {
             tracing::error!(run = %self.input.run_id, "agent broke the protocol: {e}");
-            return Err(AgentError::failed("AGENT_PROTOCOL_ERROR", e));
+            return Err(AgentError::failed(
+                crate::wire::RunErrorCode::AgentProtocolError,
+                e,
+            ));
         }
         self.sink.send(event).await
     }
@@ -289,8 +293,7 @@ impl RunContext {
             r = tokio::time::timeout(timeout, rx) => match r {
                 Ok(Ok(v)) => Ok(v),
                 Ok(Err(_)) => Err(AgentError::Cancelled),
-                Err(_) => Err(AgentError::failed(
-                    "APPROVAL_TIMEOUT",
+                Err(_) => Err(AgentError::failed(crate::wire::RunErrorCode::ApprovalTimeout,
                     format!("no answer to tool call '{tool_call_id}' within {} s", timeout.as_secs()),
                 )),
             },

@@ -52,7 +52,7 @@ impl RunSink {
         if let Some(store) = &self.runs.store {
             if self.log.has_failed() {
                 return Err(AgentError::failed(
-                    "STORAGE_FAILED",
+                    crate::wire::RunErrorCode::StorageFailed,
                     "the server could not store this run's events",
                 ));
             }
@@ -88,7 +88,7 @@ pub(super) async fn drive(
     let result = match outcome {
         Ok(r) => r,
         Err(_) => Err(AgentError::failed(
-            "INTERNAL_ERROR",
+            crate::wire::RunErrorCode::InternalError,
             "the agent failed unexpectedly",
         )),
     };
@@ -123,7 +123,7 @@ pub(super) async fn drive(
         }
         Err(AgentError::Failed { message, code }) => EventKind::RunError {
             message,
-            code: Some(code),
+            code: Some(code.to_string()),
             usage: None,
         },
     };

@@ -146,7 +146,7 @@ impl RunLog {
 fn storage_failed() -> Arc<Logged> {
     let event = Event::from(crate::protocol::event::EventKind::RunError {
         message: "the server could not store this run's events; the run was stopped".into(),
-        code: Some("STORAGE_FAILED".into()),
+        code: Some(crate::wire::RunErrorCode::StorageFailed.to_string()),
         usage: None,
     });
     let json = event.to_json().into();

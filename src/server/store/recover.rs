@@ -36,7 +36,7 @@ impl Store {
             let last = self.replay_run(&run_id, &mut conv).await?;
             let mut end = Event::from(EventKind::RunError {
                 message: "the server stopped while this run was in progress".into(),
-                code: Some("SERVER_RESTARTED".into()),
+                code: Some(crate::wire::RunErrorCode::ServerRestarted.to_string()),
                 usage: None,
             });
             end.timestamp = Some(now);

@@ -32,7 +32,7 @@ impl Tour<'_> {
         let expanded = self
             .chunks
             .expand(event)
-            .map_err(|e| AgentError::failed("AGENT_PROTOCOL_ERROR", e))?;
+            .map_err(|e| AgentError::failed(crate::wire::RunErrorCode::AgentProtocolError, e))?;
         for e in &expanded {
             self.view.apply(e);
         }

@@ -101,7 +101,7 @@ impl Agent for DemoAgent {
                 // `pick_scenario` only returns names from SCENARIOS, and the test below runs
                 // every one of them; reaching this arm is a bug in that pairing.
                 other => Err(AgentError::failed(
-                    "INTERNAL_ERROR",
+                    crate::wire::RunErrorCode::InternalError,
                     format!("the demo agent has no implementation for scenario '{other}'"),
                 )),
             }

@@ -115,7 +115,7 @@ pub async fn error(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     ctx.emit(EventKind::TextMessageEnd { message_id: id })
         .await?;
     Err(AgentError::failed(
-        "UPSTREAM_UNAVAILABLE",
+        crate::wire::RunErrorCode::UpstreamUnavailable,
         "the demo's pretend upstream service is unavailable (this error is the scenario)",
     ))
 }

@@ -25,28 +25,30 @@ use super::stream::{brief, error_message, ChunkError, Turn};
 
 /// The codes a failed model call ends the run with (documented in `docs/llm.md`).
 pub mod code {
+    use crate::wire::RunErrorCode;
+
     /// 401 or 403: the key is missing, wrong or not allowed.
-    pub const UNAUTHORIZED: &str = "LLM_UNAUTHORIZED";
+    pub const UNAUTHORIZED: RunErrorCode = RunErrorCode::LlmUnauthorized;
     /// 404: no such model, or the base URL is not an OpenAI-compatible API.
-    pub const NOT_FOUND: &str = "LLM_NOT_FOUND";
+    pub const NOT_FOUND: RunErrorCode = RunErrorCode::LlmNotFound;
     /// 429: rate limit or quota.
-    pub const RATE_LIMITED: &str = "LLM_RATE_LIMITED";
+    pub const RATE_LIMITED: RunErrorCode = RunErrorCode::LlmRateLimited;
     /// 400, 413 or 422: the server refused the request (context too long, unsupported option…).
-    pub const BAD_REQUEST: &str = "LLM_BAD_REQUEST";
+    pub const BAD_REQUEST: RunErrorCode = RunErrorCode::LlmBadRequest;
     /// Any other HTTP error status, 5xx included, and a redirect (never followed).
-    pub const HTTP_ERROR: &str = "LLM_HTTP_ERROR";
+    pub const HTTP_ERROR: RunErrorCode = RunErrorCode::LlmHttpError;
     /// No connection: refused, unknown host, TLS failure.
-    pub const UNREACHABLE: &str = "LLM_UNREACHABLE";
+    pub const UNREACHABLE: RunErrorCode = RunErrorCode::LlmUnreachable;
     /// Connecting, or waiting for the next bytes, took too long.
-    pub const TIMEOUT: &str = "LLM_TIMEOUT";
+    pub const TIMEOUT: RunErrorCode = RunErrorCode::LlmTimeout;
     /// The stream ended (or broke) before the answer was complete.
-    pub const STREAM_TRUNCATED: &str = "LLM_STREAM_TRUNCATED";
+    pub const STREAM_TRUNCATED: RunErrorCode = RunErrorCode::LlmStreamTruncated;
     /// The server reported an error inside the stream.
-    pub const STREAM_ERROR: &str = "LLM_STREAM_ERROR";
+    pub const STREAM_ERROR: RunErrorCode = RunErrorCode::LlmStreamError;
     /// The answer was not a Chat Completions stream.
-    pub const BAD_RESPONSE: &str = "LLM_BAD_RESPONSE";
+    pub const BAD_RESPONSE: RunErrorCode = RunErrorCode::LlmBadResponse;
     /// The model kept calling backend tools past the round limit.
-    pub const TOO_MANY_ROUNDS: &str = "LLM_TOO_MANY_ROUNDS";
+    pub const TOO_MANY_ROUNDS: RunErrorCode = RunErrorCode::LlmTooManyRounds;
 }
 
 /// How long connecting may take.
@@ -343,7 +345,7 @@ mod tests {
 
     fn failed(e: AgentError) -> (String, String) {
         match e {
-            AgentError::Failed { message, code } => (code, message),
+            AgentError::Failed { message, code } => (code.to_string(), message),
             other => panic!("{other:?}"),
         }
     }

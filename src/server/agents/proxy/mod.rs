@@ -25,23 +25,24 @@ use crate::protocol::compat::prepare_request;
 use crate::protocol::event::EventKind;
 use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions};
 use crate::protocol::types::{RunOutcome, TokenUsage};
+use crate::wire::RunErrorCode;
 
 pub use spec::ProxySpec;
 
 /// No connection could be made (refused, DNS, TLS, connect timeout).
-pub const FOREIGN_UNREACHABLE: &str = "FOREIGN_UNREACHABLE";
+pub const FOREIGN_UNREACHABLE: RunErrorCode = RunErrorCode::ForeignUnreachable;
 /// The foreign server answered with a non-2xx status before any stream.
-pub const FOREIGN_HTTP_ERROR: &str = "FOREIGN_HTTP_ERROR";
+pub const FOREIGN_HTTP_ERROR: RunErrorCode = RunErrorCode::ForeignHttpError;
 /// The foreign server answered 2xx but not with `text/event-stream`.
-pub const FOREIGN_NOT_SSE: &str = "FOREIGN_NOT_SSE";
+pub const FOREIGN_NOT_SSE: RunErrorCode = RunErrorCode::ForeignNotSse;
 /// The foreign stream broke the protocol (bad SSE or JSON, a verifier rule, a second run…).
-pub const FOREIGN_PROTOCOL_ERROR: &str = "FOREIGN_PROTOCOL_ERROR";
+pub const FOREIGN_PROTOCOL_ERROR: RunErrorCode = RunErrorCode::ForeignProtocolError;
 /// The foreign stream ended (or the connection broke) before its terminal event.
-pub const FOREIGN_STREAM_TRUNCATED: &str = "FOREIGN_STREAM_TRUNCATED";
+pub const FOREIGN_STREAM_TRUNCATED: RunErrorCode = RunErrorCode::ForeignStreamTruncated;
 /// The foreign agent sent nothing, not even a keep-alive comment, for [`IDLE_TIMEOUT`].
-pub const FOREIGN_TIMEOUT: &str = "FOREIGN_TIMEOUT";
+pub const FOREIGN_TIMEOUT: RunErrorCode = RunErrorCode::ForeignTimeout;
 /// The code of a foreign `RUN_ERROR` that came without one.
-pub const FOREIGN_RUN_ERROR: &str = "FOREIGN_RUN_ERROR";
+pub const FOREIGN_RUN_ERROR: RunErrorCode = RunErrorCode::ForeignRunError;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A model may think for minutes between tokens, but a silent socket for this long is dead.
@@ -95,8 +96,12 @@ impl ProxyAgent {
     }
 
     async fn open(&self, ctx: &RunContext) -> Result<Response, AgentError> {
-        let input = serde_json::to_value(&ctx.input)
-            .map_err(|e| AgentError::failed("INTERNAL_ERROR", format!("input: {e}")))?;
+        let input = serde_json::to_value(&ctx.input).map_err(|e| {
+            AgentError::failed(
+                crate::wire::RunErrorCode::InternalError,
+                format!("input: {e}"),
+            )
+        })?;
         let (body, warnings) = prepare_request(input, None);
         for w in warnings {
             tracing::debug!(run = %ctx.run_id(), "proxy request: {w}");
@@ -295,7 +300,7 @@ impl ProxyAgent {
         // An event the reducer refused (state past the limits) keeps its stable code.
         if let (Some(e), Some(code)) = (pipeline.error(), pipeline.error_code()) {
             return Err(AgentError::failed(
-                code,
+                RunErrorCode::from_wire(code),
                 format!("the foreign agent at {}: {e}", self.host()),
             ));
         }
@@ -390,7 +395,10 @@ impl Relay {
                     let code = code
                         .filter(|c| !c.trim().is_empty())
                         .unwrap_or_else(|| FOREIGN_RUN_ERROR.to_string());
-                    self.end = Some(Err(AgentError::failed(&code, message)));
+                    self.end = Some(Err(AgentError::failed(
+                        RunErrorCode::from_wire(&code),
+                        message,
+                    )));
                 }
                 EventKind::ToolCallStart {
                     ref tool_call_id, ..

@@ -107,7 +107,7 @@ fn a_refused_foreign_state_ends_the_run_with_state_limit() {
     );
     match agent.check(&pipeline, &Relay::default()) {
         Err(AgentError::Failed { code, message }) => {
-            assert_eq!(code, "STATE_LIMIT");
+            assert_eq!(code.as_str(), "STATE_LIMIT");
             assert!(
                 message.contains("too large (over 4194304 bytes)"),
                 "{message}"

@@ -4,7 +4,7 @@ use super::*;
 
 fn code(e: AgentError) -> String {
     match e {
-        AgentError::Failed { code, .. } => code,
+        AgentError::Failed { code, .. } => code.to_string(),
         other => panic!("{other:?}"),
     }
 }
@@ -20,10 +20,10 @@ fn the_limit_itself_passes_and_one_more_fails() {
     m.bytes(6).unwrap();
     assert_eq!(m.bytes_left(), 0);
     let e = m.bytes(1).unwrap_err();
-    assert_eq!(code(e.clone()), UPSTREAM_LIMIT);
+    assert_eq!(code(e.clone()), UPSTREAM_LIMIT.as_str());
     assert!(format!("{e:?}").contains("--max-upstream-bytes"));
     m.events(2).unwrap();
-    assert_eq!(code(m.events(1).unwrap_err()), UPSTREAM_LIMIT);
+    assert_eq!(code(m.events(1).unwrap_err()), UPSTREAM_LIMIT.as_str());
 }
 
 #[test]
