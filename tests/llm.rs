@@ -854,9 +854,12 @@ async fn agents_list_describes_the_model() {
     assert_eq!(agent["capabilities"]["multimodal"]["input"]["image"], true);
 }
 
+/// A bad `--llm` spec is refused by argument parsing (clap's `value_parser`), naming the flag
+/// and the reason; the server never starts.
 #[tokio::test]
 async fn bad_specs_stop_the_server_at_startup() {
-    use agui_studio::server::agents::llm::LlmAgent;
+    use agui_studio::server::config::Cli;
+    use clap::Parser;
     for (spec, says) in [
         (
             "x=http://127.0.0.1:1/v1,key-env=AGUI_TEST_SURELY_UNSET_VAR",
@@ -869,7 +872,11 @@ async fn bad_specs_stop_the_server_at_startup() {
         ("x y=http://127.0.0.1:1/v1", "only ASCII letters"),
         ("x=file:///etc/passwd", "http:// or https://"),
     ] {
-        let err = LlmAgent::from_spec(spec).err().expect(spec);
+        let err = Cli::try_parse_from(["agui-studio", "--llm", spec])
+            .err()
+            .expect(spec)
+            .to_string();
+        assert!(err.contains("--llm"), "{spec}: {err}");
         assert!(err.contains(says), "{spec}: {err}");
     }
 }

@@ -3,6 +3,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use std::str::FromStr;
+
 use clap::{Args, Parser, Subcommand};
 
 /// An AG-UI server and a live AG-UI client UI in one binary.
@@ -84,9 +86,10 @@ pub struct ServeArgs {
         long = "llm",
         env = "AGUI_LLM",
         value_delimiter = ';',
-        value_name = "SPEC"
+        value_name = "SPEC",
+        value_parser = crate::server::agents::llm::spec::LlmSpec::from_str
     )]
-    pub llm: Vec<String>,
+    pub llm: Vec<crate::server::agents::llm::spec::LlmSpec>,
 
     /// A foreign AG-UI agent to proxy, repeatable (env: `;`-separated):
     /// `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR]`, e.g.
@@ -97,9 +100,10 @@ pub struct ServeArgs {
         long = "proxy",
         env = "AGUI_PROXY",
         value_delimiter = ';',
-        value_name = "SPEC"
+        value_name = "SPEC",
+        value_parser = crate::server::agents::proxy::spec::ProxySpec::from_str
     )]
-    pub proxy: Vec<String>,
+    pub proxy: Vec<crate::server::agents::proxy::spec::ProxySpec>,
 
     /// SQLite database file for threads, runs and their events (created if missing; WAL mode).
     /// `:memory:` keeps nothing across restarts.

@@ -144,11 +144,11 @@ impl AppState {
                 other => return Err(format!("unknown agent '{other}' (available: demo)")),
             }
         }
-        for spec in args.llm.iter().filter(|s| !s.trim().is_empty()) {
-            agents.insert(Arc::new(agents::llm::LlmAgent::from_spec(spec)?));
+        for spec in &args.llm {
+            agents.insert(Arc::new(agents::llm::LlmAgent::new(spec.clone())?));
         }
-        for spec in args.proxy.iter().filter(|s| !s.trim().is_empty()) {
-            agents.insert(Arc::new(agents::proxy::ProxyAgent::from_spec(spec)?));
+        for spec in &args.proxy {
+            agents.insert(Arc::new(agents::proxy::ProxyAgent::new(spec.clone())?));
         }
         let users = match &args.users {
             Some(path) => Some(

@@ -5,6 +5,7 @@
 pub mod demo;
 pub mod llm;
 pub mod proxy;
+pub mod spec;
 pub mod upstream;
 
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 //! results, and ends with the frontend tool calls the app must answer. See `docs/llm.md`.
 
 mod request;
-mod spec;
+pub mod spec;
 mod stream;
 mod tools;
 mod upstream;
@@ -36,12 +36,6 @@ pub struct LlmAgent {
 }
 
 impl LlmAgent {
-    /// Parse and check a `--llm` spec (a `key-env` variable is read now).
-    pub fn from_spec(spec: &str) -> Result<Self, String> {
-        let spec = LlmSpec::parse(spec, |var| std::env::var(var).ok())?;
-        Self::new(spec)
-    }
-
     pub fn new(spec: LlmSpec) -> Result<Self, String> {
         let http = upstream::client().map_err(|e| format!("--llm '{}': {e}", spec.id))?;
         Ok(LlmAgent { spec, http })

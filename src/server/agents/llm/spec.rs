@@ -1,9 +1,13 @@
-//! The `--llm` spec: `ID=BASE_URL[,model=NAME][,key-env=VAR][,key=KEY][,tools=demo|none]`,
-//! parsed and validated once at startup so a bad configuration stops the server, not a run.
+//! The `--llm` spec: `ID=BASE_URL[,model=NAME][,key-env=VAR][,key=KEY][,tools=demo|none]` (the
+//! grammar of [`crate::server::agents::spec`]), parsed by clap so a bad configuration stops
+//! the server at argument parsing, not a run.
 
 use std::fmt;
+use std::str::FromStr;
 
 use reqwest::Url;
+
+use crate::server::agents::spec::{brief, AgentSpec, Key};
 
 /// Which tools the server itself runs for the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,101 +42,66 @@ impl fmt::Debug for LlmSpec {
     }
 }
 
+/// The option keys of `--llm`.
+const KEYS: &[Key] = &[
+    Key {
+        name: "model",
+        repeats: false,
+    },
+    Key {
+        name: "key-env",
+        repeats: false,
+    },
+    Key {
+        name: "key",
+        repeats: false,
+    },
+    Key {
+        name: "tools",
+        repeats: false,
+    },
+];
+
+/// `--llm SPEC` as clap parses it: a bad spec is an argument error (`key-env` is read from
+/// the process environment now).
+impl FromStr for LlmSpec {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Self, String> {
+        LlmSpec::parse(spec, |var| std::env::var(var).ok())
+    }
+}
+
 impl LlmSpec {
     /// Parse a spec, reading `key-env` from the environment through `env`.
     pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
-        let spec = spec.trim();
-        let Some((id, rest)) = spec.split_once('=') else {
-            return Err(format!(
-                "--llm '{}': expected ID=BASE_URL[,model=NAME][,key-env=VAR][,key=KEY][,tools=demo|none]",
-                brief(spec)
-            ));
-        };
-        let id = id.trim();
-        if id.is_empty() {
-            return Err("--llm: the agent id before '=' is empty".into());
-        }
-        // The id becomes a path segment (`/api/agents/ID`): keep it to unreserved characters.
-        if !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        {
-            return Err(format!(
-                "--llm '{id}': the id may contain only ASCII letters, digits, '-', '_' and '.'"
-            ));
-        }
-        let mut parts = rest.split(',');
-        let url_text = parts.next().unwrap_or("").trim();
-        let url = Url::parse(url_text)
-            .map_err(|e| format!("--llm '{id}': '{url_text}' is not a URL ({e})"))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!(
-                "--llm '{id}': the base URL must be http:// or https:// (got '{}')",
-                url.scheme()
-            ));
-        }
-        if url.host_str().is_none_or(str::is_empty) {
-            return Err(format!("--llm '{id}': the base URL has no host"));
-        }
+        let spec = AgentSpec::parse("--llm", spec, KEYS)?;
+        let id = &spec.id;
+        let url = &spec.url;
         if url.query().is_some() || url.fragment().is_some() {
             return Err(format!(
                 "--llm '{id}': the base URL must not have a query or fragment (it ends before /chat/completions)"
             ));
         }
-        let mut model = None;
-        let mut key = None;
-        let mut key_env = None;
-        let mut tools = None;
-        for part in parts {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            let Some((k, v)) = part.split_once('=') else {
-                return Err(format!(
-                    "--llm '{id}': '{}' is not KEY=VALUE (known keys: model, key-env, key, tools)",
-                    brief(part)
-                ));
-            };
-            let (k, v) = (k.trim(), v.trim());
-            let slot = match k {
-                "model" => &mut model,
-                "key" => &mut key,
-                "key-env" => &mut key_env,
-                "tools" => &mut tools,
-                other => {
-                    return Err(format!(
-                        "--llm '{id}': unknown key '{}' (known keys: model, key-env, key, tools)",
-                        brief(other)
-                    ))
-                }
-            };
-            if slot.is_some() {
-                return Err(format!("--llm '{id}': '{k}' is given twice"));
-            }
-            if v.is_empty() {
-                return Err(format!("--llm '{id}': '{k}' has an empty value"));
-            }
-            *slot = Some(v.to_string());
-        }
-        let key = match (key, key_env) {
+        let key = match (spec.option("key"), spec.option("key-env")) {
             (Some(_), Some(_)) => {
                 return Err(format!(
                     "--llm '{id}': give either key or key-env, not both"
                 ))
             }
-            (Some(k), None) => Some(k),
-            (None, Some(var)) => match env(&var) {
+            (Some(k), None) => Some(k.to_string()),
+            (None, Some(var)) => match env(var) {
                 Some(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
                 _ => {
                     return Err(format!(
-                        "--llm '{id}': the environment variable {var} (key-env) is not set or empty"
+                        "--llm '{id}': the environment variable {} (key-env) is not set or empty",
+                        brief(var)
                     ))
                 }
             },
             (None, None) => None,
         };
-        let tools = match tools.as_deref() {
+        let tools = match spec.option("tools") {
             None | Some("demo") => BackendTools::Demo,
             Some("none") => BackendTools::None,
             Some(other) => {
@@ -143,11 +112,11 @@ impl LlmSpec {
             }
         };
         Ok(LlmSpec {
-            id: id.to_string(),
             base_url: url.as_str().trim_end_matches('/').to_string(),
-            model,
+            model: spec.option("model").map(str::to_string),
             key,
             tools,
+            id: spec.id,
         })
     }
 
@@ -169,11 +138,6 @@ impl LlmSpec {
             })
             .unwrap_or_else(|| self.base_url.clone())
     }
-}
-
-/// A piece of user input short enough for an error message (a mistyped spec may hold a key).
-fn brief(s: &str) -> String {
-    super::shorten(s, 40)
 }
 
 #[cfg(test)]
@@ -214,7 +178,7 @@ mod tests {
     #[test]
     fn rejects_bad_specs() {
         for (spec, want) in [
-            ("no-equals", "expected ID=BASE_URL"),
+            ("no-equals", "expected ID=URL"),
             ("=http://h/v1", "id before '=' is empty"),
             ("a/b=http://h/v1", "only ASCII letters"),
             ("a=ftp://h/v1", "http:// or https://"),

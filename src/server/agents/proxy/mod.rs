@@ -8,7 +8,7 @@
 //! configured headers elsewhere), and its response is bounded in total bytes and events
 //! (`--max-upstream-bytes`/`-events`, code `UPSTREAM_LIMIT`), not only per line.
 
-mod spec;
+pub mod spec;
 
 use std::error::Error as _;
 use std::time::Duration;
@@ -61,12 +61,6 @@ pub struct ProxyAgent {
 }
 
 impl ProxyAgent {
-    /// Parse a `--proxy` spec; `header-env` variables are read now, so a missing one is a
-    /// startup error rather than a failure of every run.
-    pub fn from_spec(spec: &str) -> Result<Self, String> {
-        Self::new(spec::parse(spec, |var| std::env::var(var).ok())?)
-    }
-
     pub fn new(spec: ProxySpec) -> Result<Self, String> {
         let mut builder = Client::builder()
             .user_agent(concat!(

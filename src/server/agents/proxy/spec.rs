@@ -1,8 +1,12 @@
 //! The `--proxy` spec: `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR]`, parsed and checked
 //! once at startup so a bad spec stops the server instead of failing every run.
 
+use std::str::FromStr;
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::Url;
+
+use crate::server::agents::spec::{brief, AgentSpec, Key};
 
 /// A parsed `--proxy` spec.
 #[derive(Debug, Clone)]
@@ -25,81 +29,77 @@ const RESERVED: [&str; 7] = [
     "te",
 ];
 
+/// The option keys of `--proxy`.
+const KEYS: &[Key] = &[
+    Key {
+        name: "header",
+        repeats: true,
+    },
+    Key {
+        name: "header-env",
+        repeats: true,
+    },
+];
+
+/// `--proxy SPEC` as clap parses it (`header-env` variables are read from the process
+/// environment now, so a missing one is an argument error rather than a failure of every run).
+impl FromStr for ProxySpec {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Self, String> {
+        parse(spec, |var| std::env::var(var).ok())
+    }
+}
+
 /// Parse a spec, reading `header-env` variables through `env` (the process environment in
 /// production). Error messages name variables and headers, never their values.
 pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<ProxySpec, String> {
-    let spec = spec.trim();
-    let (id, rest) = spec
-        .split_once('=')
-        .ok_or_else(|| format!("--proxy '{spec}': expected ID=URL[,header=NAME:VALUE]…"))?;
-    let id = id.trim();
-    if id.is_empty()
-        || !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-    {
-        return Err(format!(
-            "--proxy: agent id '{id}' must be non-empty and use only letters, digits, '-', '_' and '.'"
-        ));
-    }
-    let mut parts = rest.split(',');
-    let url_text = parts.next().unwrap_or("").trim();
-    let url = Url::parse(url_text)
-        .map_err(|e| format!("--proxy {id}: '{url_text}' is not a URL ({e})"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!(
-            "--proxy {id}: the URL must be http:// or https:// with a host"
-        ));
-    }
+    let spec = AgentSpec::parse("--proxy", spec, KEYS)?;
+    let id = &spec.id;
     let mut headers = HeaderMap::new();
-    for part in parts {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
-        }
-        let (key, value) = part.split_once('=').unwrap_or((part, ""));
-        let (name, value) = match key.trim() {
+    for (key, value) in &spec.options {
+        let (name, value) = match key.as_str() {
             "header" => {
-                let (name, value) = value.split_once(':').ok_or_else(|| {
-                    format!("--proxy {id}: 'header=' needs NAME:VALUE")
-                })?;
+                let (name, value) = value
+                    .split_once(':')
+                    .ok_or_else(|| format!("--proxy '{id}': 'header=' needs NAME:VALUE"))?;
                 (name.trim(), value.trim().to_string())
             }
-            "header-env" => {
-                let (name, var) = value.split_once(':').ok_or_else(|| {
-                    format!("--proxy {id}: 'header-env=' needs NAME:VARIABLE")
-                })?;
+            _ => {
+                let (name, var) = value
+                    .split_once(':')
+                    .ok_or_else(|| format!("--proxy '{id}': 'header-env=' needs NAME:VARIABLE"))?;
                 let var = var.trim();
                 let value = env(var).ok_or_else(|| {
                     format!(
-                        "--proxy {id}: environment variable {var} (for header {}) is not set",
-                        name.trim()
+                        "--proxy '{id}': environment variable {} (for header {}) is not set",
+                        brief(var),
+                        brief(name.trim())
                     )
                 })?;
                 (name.trim(), value.trim().to_string())
             }
-            other => {
-                return Err(format!(
-                    "--proxy {id}: unknown option '{other}' (expected header= or header-env=; URLs and values cannot contain ',')"
-                ))
-            }
         };
-        let header = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("--proxy {id}: '{name}' is not a valid header name"))?;
+        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            format!(
+                "--proxy '{id}': '{}' is not a valid header name",
+                brief(name)
+            )
+        })?;
         if RESERVED.contains(&header.as_str()) {
             return Err(format!(
-                "--proxy {id}: the proxy sets header '{name}' itself; it cannot be configured"
+                "--proxy '{id}': the proxy sets header '{name}' itself; it cannot be configured"
             ));
         }
         let mut value = HeaderValue::from_str(&value).map_err(|_| {
-            format!("--proxy {id}: the value of header '{name}' is not valid in HTTP")
+            format!("--proxy '{id}': the value of header '{name}' is not valid in HTTP")
         })?;
         value.set_sensitive(true);
         headers.append(header, value);
     }
     Ok(ProxySpec {
-        id: id.to_string(),
-        url,
+        id: spec.id,
+        url: spec.url,
         headers,
     })
 }
@@ -142,8 +142,9 @@ mod tests {
             ("a b=http://h/", "agent id"),
             ("a=ftp://h/", "http:// or https://"),
             ("a=not a url", "not a URL"),
-            ("a=http://h/,colour=red", "unknown option 'colour'"),
+            ("a=http://h/,colour=red", "unknown key 'colour'"),
             ("a=http://h/,header=NoColon", "NAME:VALUE"),
+            ("a=http://h/,header", "not KEY=VALUE"),
             ("a=http://h/,header=Bad Name:x", "not a valid header name"),
             (
                 "a=http://h/,header=Accept:text/html",

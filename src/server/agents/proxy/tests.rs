@@ -70,7 +70,8 @@ fn loopback_hosts_are_recognised() {
 
 #[test]
 fn info_names_the_host_and_claims_only_streaming() {
-    let agent = ProxyAgent::from_spec("lg=http://127.0.0.1:8123/agent?key=secret").unwrap();
+    let agent =
+        ProxyAgent::new("lg=http://127.0.0.1:8123/agent?key=secret".parse().unwrap()).unwrap();
     let info = agent.info();
     assert_eq!(info.id, "lg");
     assert!(
@@ -85,11 +86,10 @@ fn info_names_the_host_and_claims_only_streaming() {
 
 #[test]
 fn a_missing_header_variable_stops_startup() {
-    let e = ProxyAgent::from_spec(
-        "x=http://127.0.0.1:1/,header-env=Authorization:AGUI_PROXY_TEST_SURELY_UNSET",
-    )
-    .err()
-    .expect("refused");
+    let e = "x=http://127.0.0.1:1/,header-env=Authorization:AGUI_PROXY_TEST_SURELY_UNSET"
+        .parse::<super::spec::ProxySpec>()
+        .err()
+        .expect("refused");
     assert!(e.contains("AGUI_PROXY_TEST_SURELY_UNSET"), "{e}");
 }
 
@@ -97,7 +97,7 @@ fn a_missing_header_variable_stops_startup() {
 /// with a protocol error.
 #[test]
 fn a_refused_foreign_state_ends_the_run_with_state_limit() {
-    let agent = ProxyAgent::from_spec("f=http://127.0.0.1:1/agent").unwrap();
+    let agent = ProxyAgent::new("f=http://127.0.0.1:1/agent".parse().unwrap()).unwrap();
     let mut pipeline = Pipeline::new(PipelineOptions::default());
     let snapshot =
         serde_json::json!({"type": "STATE_SNAPSHOT", "snapshot": {"s": "x".repeat(5 << 20)}});
