@@ -12,7 +12,7 @@
 //! by the break is dropped and read again.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use leptos::prelude::*;
@@ -28,9 +28,8 @@ use super::transport::{
     TransportError,
 };
 use crate::protocol::compat::prepare_request;
-use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions, StreamOutcome};
+use crate::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
 use crate::protocol::reduce::{Conversation, RunStatus};
-use crate::protocol::sse::{Decoder, SseFrame};
 use crate::protocol::types::{
     Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, ToolMessage, UserMessage,
 };
@@ -41,9 +40,9 @@ mod frames;
 mod hitl;
 mod resume;
 use crate::wire::{RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
-use frames::{feed, on_bytes, record, schedule_frame};
+use frames::{on_bytes, record, schedule_frame};
 use hitl::{answer, maybe_resume};
-use resume::{cancel_url, follow_run, numeric, resume_run};
+use resume::{cancel_url, follow_run, resume_run};
 
 struct Live {
     options: UseAgentOptions,
@@ -57,18 +56,12 @@ struct Live {
     seq: usize,
     warnings_seen: usize,
     run_view: RunView,
-    last_run: Option<(RunAgentInput, Conversation)>,
+    /// The last run's input and the ids of the messages it started from (for Retry, which
+    /// takes back what the run added, as the server does).
+    last_run: Option<(RunAgentInput, HashSet<String>)>,
     interrupt_answers: HashMap<String, Value>,
-    /// The current connection's SSE decoder.
-    decoder: Decoder,
-    /// The SSE id of the current run's last complete event.
-    last_event_id: Option<String>,
-    /// While resuming: events up to this id were applied already and are skipped.
-    resume_after: Option<u64>,
     /// Where the current run's events can be re-read (a detached run on this server).
     events_url: Option<String>,
-    /// Why the current stream could not be decoded (it is then abandoned).
-    decode_error: Option<String>,
     /// Bytes received by the current run (to tell a resume that made progress).
     received: u64,
     /// Bumped by every run start and reset, so the tasks of an older run stop.
@@ -78,22 +71,18 @@ struct Live {
 type Shared = Rc<RefCell<Live>>;
 
 impl Live {
-    /// Start reading a run: a fresh decoder and resume position, the run's input and the
-    /// conversation it started from kept for Retry, everything redrawn on the next frame.
-    fn begin_run(
-        &mut self,
-        input: RunAgentInput,
-        conv: Conversation,
-        pipeline: Pipeline,
-        events_url: Option<String>,
-    ) {
-        self.decoder = Decoder::new();
-        self.last_event_id = None;
-        self.resume_after = None;
+    /// Start reading a run: its pipeline (holding the session's one conversation while the run
+    /// streams), the run's input kept for Retry, everything redrawn on the next frame.
+    fn begin_run(&mut self, input: RunAgentInput, pipeline: Pipeline, events_url: Option<String>) {
         self.events_url = events_url;
-        self.decode_error = None;
         self.received = 0;
-        self.last_run = Some((input, conv));
+        let ids = pipeline
+            .conversation
+            .messages
+            .iter()
+            .map(|m| m.id().to_string())
+            .collect();
+        self.last_run = Some((input, ids));
         self.pipeline = Some(pipeline);
         self.warnings_seen = 0;
         self.run_view.started_at = Some(now_ms());
@@ -157,11 +146,7 @@ pub(crate) fn actions(
         run_view,
         last_run: None,
         interrupt_answers: HashMap::new(),
-        decoder: Decoder::new(),
-        last_event_id: None,
-        resume_after: None,
         events_url: None,
-        decode_error: None,
         received: 0,
         generation: 0,
     }));
@@ -178,7 +163,7 @@ pub(crate) fn actions(
             return;
         }
         let user = user_message(input.text, input.attachments);
-        let mut conv = l.borrow().conversation.clone();
+        let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
         conv.messages.push(user);
         conv.reindex();
         start_run(&l, conv, thread(), input.forwarded_props, None);
@@ -226,8 +211,18 @@ pub(crate) fn actions(
         if l.borrow().pipeline.is_some() {
             return;
         }
-        let last = l.borrow().last_run.clone();
-        if let Some((input, conv)) = last {
+        let last = l.borrow_mut().last_run.take();
+        if let Some((input, start_ids)) = last {
+            // What the run added goes; the rest stays where it was (render hints included).
+            let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
+            let produced = conv
+                .messages
+                .iter()
+                .map(|m| m.id().to_string())
+                .filter(|id| !start_ids.contains(id))
+                .collect();
+            conv.forget_run(&input.run_id, &produced);
+            conv.state = input.state.clone();
             retry_input(&l, input, conv);
             return;
         }
@@ -361,13 +356,13 @@ fn start_run(
     input.resume = resume;
     let (body, _) = prepare_request(serde_json::to_value(&input).unwrap_or_default(), None);
     let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
-    pipeline.conversation = conv.clone();
+    pipeline.conversation = conv;
     let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
     let generation = {
         let mut b = l.borrow_mut();
         b.generation += 1;
-        b.begin_run(input.clone(), conv, pipeline, None);
+        b.begin_run(input, pipeline, None);
         b.abort = controller;
         b.generation
     };
@@ -422,24 +417,18 @@ fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
     if b.pipeline.is_none() {
         return;
     }
-    // A last event without its closing blank line still counts (a common producer bug).
-    if b.decode_error.is_none() && result.is_ok() {
-        match b.decoder.finish() {
-            Ok(frames) => {
-                let delivered = feed(&mut b, frames);
-                record(&mut b, delivered);
-            }
-            Err(e) => b.decode_error = Some(format!("SSE decoding failed: {e}")),
-        }
-    }
     let Some(mut p) = b.pipeline.take() else {
         return;
     };
+    // A last event without its closing blank line still counts (a common producer bug), but
+    // not a frame a broken connection cut short.
+    if result.is_err() {
+        p.reconnect();
+    }
     let delivered = p.finish();
     b.pipeline = Some(p);
     record(&mut b, delivered);
     let p = b.pipeline.take().expect("pipeline present");
-    let decode_error = b.decode_error.take();
     let error = match (&result, p.outcome()) {
         (Err(TransportError::Aborted), _) => None,
         (Err(TransportError::Http { status, body }), _) => Some(RunErrorView {
@@ -449,13 +438,6 @@ fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
         (Err(e), _) => Some(RunErrorView {
             message: e.to_string(),
             code: Some("NETWORK".into()),
-        }),
-        (Ok(()), _) if decode_error.is_some() => Some(RunErrorView {
-            message: format!(
-                "the agent's stream broke the AG-UI protocol: {}",
-                decode_error.as_deref().unwrap_or("")
-            ),
-            code: Some("PROTOCOL".into()),
         }),
         (Ok(()), StreamOutcome::Failed) => Some(RunErrorView {
             message: format!(

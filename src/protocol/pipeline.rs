@@ -67,6 +67,11 @@ pub struct Pipeline {
     /// The stable code of `error` when it has one (the reducer's refusals: `STATE_LIMIT`).
     error_code: Option<&'static str>,
     finished: bool,
+    /// The SSE id of the last frame read (ids persist across frames, as in EventSource).
+    last_event_id: Option<String>,
+    /// After [`Pipeline::reconnect`]: frames whose numeric id is at most this were applied
+    /// already and are skipped; the first frame past it ends the skipping.
+    skip_through: Option<u64>,
 }
 
 impl Pipeline {
@@ -83,6 +88,8 @@ impl Pipeline {
             error: None,
             error_code: None,
             finished: false,
+            last_event_id: None,
+            skip_through: None,
         }
     }
 
@@ -153,11 +160,38 @@ impl Pipeline {
         out
     }
 
+    /// The SSE id of the last frame read: what a client sends as `Last-Event-ID` to read on
+    /// after a broken connection.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// A new connection to the same stream, resuming after [`Pipeline::last_event_id`]: a fresh
+    /// SSE decoder (a frame the break cut in two is dropped and read again whole), and the
+    /// frames the server sends again up to that id skipped, so no event is applied twice.
+    /// Everything after the decoder (the dialect, the verifier, the conversation) goes on.
+    pub fn reconnect(&mut self) {
+        self.decoder = Decoder::new();
+        self.skip_through = self
+            .last_event_id
+            .as_deref()
+            .and_then(|id| id.trim().parse().ok());
+    }
+
     fn push_frames(&mut self, frames: Vec<SseFrame>) -> Vec<Delivered> {
         let mut out = Vec::new();
         for f in frames {
             if self.error.is_some() {
                 break;
+            }
+            if let Some(through) = self.skip_through {
+                match f.id.as_deref().and_then(|id| id.trim().parse::<u64>().ok()) {
+                    Some(id) if id <= through => continue,
+                    _ => self.skip_through = None,
+                }
+            }
+            if f.id.is_some() {
+                self.last_event_id = f.id.clone();
             }
             match serde_json::from_str::<Value>(&f.data) {
                 Ok(v) => out.extend(self.push_value(f.event.as_deref(), v)),

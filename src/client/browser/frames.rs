@@ -1,56 +1,26 @@
-//! From bytes to signals: decoding a run's bytes, feeding their events through the pipeline,
-//! recording them for the inspector, and flushing the changes to the signals once per animation
-//! frame.
+//! From bytes to signals: a run's bytes into its pipeline (which decodes, translates, checks and
+//! reduces them), the events recorded for the inspector, and the changes flushed to the signals
+//! once per animation frame.
 
 use super::*;
 
 pub(super) fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
     let mut b = l.borrow_mut();
-    if b.generation != generation || b.pipeline.is_none() || b.decode_error.is_some() {
+    if b.generation != generation {
         return;
     }
+    // A stream the pipeline refused is abandoned (its error ends the run).
+    let Some(p) = b.pipeline.as_mut().filter(|p| p.error().is_none()) else {
+        return;
+    };
+    let delivered = p.push_bytes(bytes);
     if b.w.connection.get_untracked() != Connection::Streaming {
         b.w.connection.set(Connection::Streaming);
     }
     b.received += bytes.len() as u64;
-    let frames = match b.decoder.push(bytes) {
-        Ok(frames) => frames,
-        Err(e) => {
-            b.decode_error = Some(format!("SSE decoding failed: {e}"));
-            return;
-        }
-    };
-    let delivered = feed(&mut b, frames);
     record(&mut b, delivered);
     drop(b);
     schedule_frame(l);
-}
-
-/// Decoded frames into the pipeline. After a resume, events the run already delivered are
-/// skipped by their id, so none is applied twice.
-pub(super) fn feed(b: &mut Live, frames: Vec<SseFrame>) -> Vec<Delivered> {
-    let mut out = Vec::new();
-    for f in frames {
-        if let Some(after) = b.resume_after {
-            match numeric(f.id.as_deref()) {
-                Some(id) if id <= after => continue,
-                _ => b.resume_after = None,
-            }
-        }
-        if f.id.is_some() {
-            b.last_event_id = f.id.clone();
-        }
-        let Some(p) = b.pipeline.as_mut() else { break };
-        match serde_json::from_str::<Value>(&f.data) {
-            Ok(v) => out.extend(p.push_value(f.event.as_deref(), v)),
-            Err(e) => {
-                let data: String = f.data.chars().take(200).collect();
-                b.decode_error = Some(format!("invalid JSON in SSE data ({e}): {data}"));
-                break;
-            }
-        }
-    }
-    out
 }
 
 pub(super) fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {

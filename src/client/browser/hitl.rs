@@ -34,19 +34,19 @@ pub(super) fn answer(
                 metadata: None,
                 subagent_run_id: None,
             });
-            let mut conv = l.borrow().conversation.clone();
-            conv.messages.push(msg);
-            conv.reindex();
-            let still_pending = approvals_of(&conv.messages, &l.borrow().run_view)
+            let mut b = l.borrow_mut();
+            b.conversation.messages.push(msg);
+            b.conversation.reindex();
+            let still_pending = approvals_of(&b.conversation.messages, &b.run_view)
                 .iter()
                 .any(|p| p.kind == ApprovalKind::FrontendTool);
             if still_pending {
-                let mut b = l.borrow_mut();
-                b.conversation = conv;
                 b.pending.messages_reset = true;
                 drop(b);
                 schedule_frame(l);
             } else {
+                let conv = std::mem::take(&mut b.conversation);
+                drop(b);
                 start_run(l, conv, thread, None, None);
             }
         }
@@ -87,7 +87,7 @@ pub(super) fn answer(
 
 /// Resume once every pending interrupt has an answer.
 pub(super) fn maybe_resume(l: &Shared, thread: String) {
-    let (interrupts, answers, conv) = {
+    let (interrupts, answers) = {
         let b = l.borrow();
         if b.pipeline.is_some() {
             return;
@@ -95,14 +95,17 @@ pub(super) fn maybe_resume(l: &Shared, thread: String) {
         (
             b.conversation.pending_interrupts.clone(),
             b.interrupt_answers.clone(),
-            b.conversation.clone(),
         )
     };
     if interrupts.is_empty() || !interrupts.iter().all(|i| answers.contains_key(&i.id)) {
         return;
     }
     let resume = resume_entries(&interrupts, &answers);
-    l.borrow_mut().interrupt_answers.clear();
+    let conv = {
+        let mut b = l.borrow_mut();
+        b.interrupt_answers.clear();
+        std::mem::take(&mut b.conversation)
+    };
     start_run(l, conv, thread, None, Some(resume));
 }
 

@@ -39,9 +39,10 @@ pub(super) fn follow_run(l: &Shared, run_id: String) {
                 return;
             }
             let input = detail.input;
-            let pipeline = Pipeline::for_input(&input, PipelineOptions::default());
-            let conv = pipeline.conversation.clone();
-            b.begin_run(input, conv, pipeline, Some(detail.run.events_url));
+            let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
+            // The thread's render hints stay (the run's own are replaced as it replays).
+            pipeline.conversation.render_hints = std::mem::take(&mut b.conversation.render_hints);
+            b.begin_run(input, pipeline, Some(detail.run.events_url));
         }
         w.error.set(None);
         w.connection.set(Connection::Connecting);
@@ -58,10 +59,6 @@ pub(super) fn follow_run(l: &Shared, run_id: String) {
 pub(super) fn cancel_url(events_url: &str) -> String {
     let base = events_url.strip_suffix("/events").unwrap_or(events_url);
     format!("{base}/cancel")
-}
-
-pub(super) fn numeric(id: Option<&str>) -> Option<u64> {
-    id.and_then(|i| i.trim().parse().ok())
 }
 
 /// While the current run's stream broke before its terminal event and the run can be re-read,
@@ -87,13 +84,21 @@ pub(super) async fn resume_run(
             {
                 return Ok(());
             }
-            let open = b.decode_error.is_none() && outcome == Some(StreamOutcome::Truncated);
+            // Still open (a refused stream is Failed and ends here).
+            let open = outcome == Some(StreamOutcome::Truncated);
             match (&b.events_url, open, &result) {
                 // Refused (a resume GET answered 404: the run is unknown) or stopped.
                 (_, _, Err(TransportError::Http { .. } | TransportError::Aborted)) => {
                     return result
                 }
-                (Some(url), true, _) => (url.clone(), b.last_event_id.clone(), b.received, b.w),
+                (Some(url), true, _) => (
+                    url.clone(),
+                    b.pipeline
+                        .as_ref()
+                        .and_then(|p| p.last_event_id().map(str::to_string)),
+                    b.received,
+                    b.w,
+                ),
                 _ => return result,
             }
         };
@@ -111,9 +116,11 @@ pub(super) async fn resume_run(
             if b.generation != generation || signal.aborted() {
                 return Err(TransportError::Aborted);
             }
-            // A frame the break cut in two is dropped here and arrives again whole.
-            b.decoder = Decoder::new();
-            b.resume_after = numeric(last_id.as_deref());
+            // A frame the break cut in two is dropped and arrives again whole; the events
+            // before `last_id` that the server sends again are skipped.
+            if let Some(p) = b.pipeline.as_mut() {
+                p.reconnect();
+            }
             b.options.headers.get_untracked()
         };
         if let Some(id) = &last_id {
