@@ -1,0 +1,76 @@
+// What the transcript shows comes from the session's one conversation, not from the event
+// inspector's log (which keeps only the newest events): a tool call that ended early in a long run
+// still shows "done" after 20,000 later events, while the run is still going.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { startServer, stopServer, launchBrowser, openPage, send, idle } from "./support.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer(["--demo-delay-ms", "0"]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  stopServer(server);
+});
+
+test("a tool call that ended early stays done after 20,000 later events", async () => {
+  const head = [
+    { type: "RUN_STARTED", threadId: "t", runId: "r" },
+    { type: "TOOL_CALL_START", toolCallId: "tc-early", toolCallName: "lookup" },
+    { type: "TOOL_CALL_ARGS", toolCallId: "tc-early", delta: '{"q":"weather"}' },
+    { type: "TOOL_CALL_END", toolCallId: "tc-early" },
+    { type: "TOOL_CALL_RESULT", messageId: "res-1", toolCallId: "tc-early", content: "sunny" },
+    { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" },
+  ];
+  // The stream stays open after the 20,000 deltas until the test has looked at the card.
+  let release;
+  const released = new Promise((r) => (release = r));
+  const foreign = http.createServer(async (req, res) => {
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "access-control-allow-origin": "*",
+      "access-control-allow-headers": "*",
+    });
+    if (req.method === "OPTIONS") return res.end();
+    let body = head.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    for (let i = 0; i < 20000; i++) {
+      body += `data: ${JSON.stringify({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "x" })}\n\n`;
+    }
+    body += `data: ${JSON.stringify({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: " all-deltas-sent" })}\n\n`;
+    res.write(body);
+    await released;
+    for (const e of [
+      { type: "TEXT_MESSAGE_END", messageId: "m" },
+      { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+    ]) {
+      res.write(`data: ${JSON.stringify(e)}\n\n`);
+    }
+    res.end();
+  });
+  await new Promise((r) => foreign.listen(0, "127.0.0.1", r));
+  try {
+    const { page } = await openPage(browser, server.url);
+    const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
+    await agentUrl.fill(`http://127.0.0.1:${foreign.address().port}/agent`);
+    await agentUrl.press("Enter");
+    await send(page, "what is the weather");
+    await page.getByText("all-deltas-sent").first().waitFor({ timeout: 60000 });
+    // The run is still going (Stop is offered), and the early call is done, not "streaming".
+    await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 5000 });
+    const card = page.getByRole("group", { name: "Tool call: lookup" });
+    assert.equal(await card.getAttribute("data-status"), "done");
+    release();
+    await idle(page, 30000);
+    assert.equal(await card.getAttribute("data-status"), "done");
+    await page.close();
+  } finally {
+    release();
+    foreign.close();
+  }
+});
