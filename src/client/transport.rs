@@ -1,4 +1,4 @@
-//! A run's transport in the browser: `fetch` POST of the `RunAgentInput`, the response body
+//! A run's transport in the browser (`fetch` through `gloo-net`): POST of the `RunAgentInput`, the response body
 //! read as a `ReadableStream` and handed over chunk by chunk as it arrives; `fetch` GET of a
 //! run's event stream to resume it after `Last-Event-ID`. No `EventSource` (it cannot POST, and
 //! it reconnects on its own terms). An `AbortController` cancels the request, which ends the
@@ -8,13 +8,11 @@
 //! own calls in); a request to any other URL carries none (`credentials: omit`), and only the
 //! headers its caller gives it.
 
+use gloo_net::http::{Method, RequestBuilder};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestCredentials, RequestInit,
-    Response,
-};
+use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, RequestCredentials, Response};
 
 /// Why a run's request failed before or while streaming.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,15 +50,27 @@ fn js_err(v: JsValue) -> TransportError {
     TransportError::Network(msg)
 }
 
-/// Send a request; `body` makes it a JSON POST, `stream` asks for an event stream.
+/// A `gloo-net` failure in our terms (an abort is `Aborted`, not a network error).
+fn gloo_err(e: gloo_net::Error) -> TransportError {
+    match e {
+        gloo_net::Error::JsError(js) if js.name == "AbortError" => TransportError::Aborted,
+        gloo_net::Error::JsError(js) => TransportError::Network(js.message),
+        other => TransportError::Network(other.to_string()),
+    }
+}
+
+/// Send a request through `gloo-net`; `body` makes it a JSON POST, `stream` asks for an event
+/// stream. The response stays a `web_sys::Response`: its body is read as a stream.
 async fn send(
-    method: &str,
+    method: Method,
     url: &str,
     body: Option<&str>,
     headers: &[(String, String)],
     signal: Option<&AbortSignal>,
     stream: bool,
 ) -> Result<Response, TransportError> {
+    // Built here, not with gloo's `header()`, which throws on a value the browser refuses (a
+    // header typed by the user): that must be an error, not a panic.
     let h = Headers::new().map_err(js_err)?;
     if body.is_some() {
         h.set("Content-Type", "application/json").map_err(js_err)?;
@@ -71,26 +81,21 @@ async fn send(
     for (k, v) in headers {
         h.set(k, v).map_err(js_err)?;
     }
-    let init = RequestInit::new();
-    init.set_method(method);
-    init.set_headers(&h);
-    init.set_credentials(if is_same_origin(url) {
-        RequestCredentials::SameOrigin
-    } else {
-        RequestCredentials::Omit
-    });
-    if let Some(body) = body {
-        init.set_body(&JsValue::from_str(body));
+    let builder = RequestBuilder::new(url)
+        .method(method)
+        .headers(gloo_net::http::Headers::from_raw(h))
+        .credentials(if is_same_origin(url) {
+            RequestCredentials::SameOrigin
+        } else {
+            RequestCredentials::Omit
+        })
+        .abort_signal(signal);
+    let request = match body {
+        Some(body) => builder.body(body),
+        None => builder.build(),
     }
-    if let Some(signal) = signal {
-        init.set_signal(Some(signal));
-    }
-    let request = Request::new_with_str_and_init(url, &init).map_err(js_err)?;
-    let window = web_sys::window().ok_or_else(|| TransportError::Network("no window".into()))?;
-    Ok(JsFuture::from(window.fetch_with_request(&request))
-        .await
-        .map_err(js_err)?
-        .unchecked_into())
+    .map_err(gloo_err)?;
+    Ok(request.send().await.map_err(gloo_err)?.into())
 }
 
 async fn post(
@@ -100,7 +105,7 @@ async fn post(
     signal: Option<&AbortSignal>,
     stream: bool,
 ) -> Result<Response, TransportError> {
-    send("POST", url, Some(body), headers, signal, stream).await
+    send(Method::POST, url, Some(body), headers, signal, stream).await
 }
 
 /// The body of a response as text (empty if it cannot be read).
@@ -173,7 +178,7 @@ pub async fn get_stream(
     signal: &AbortSignal,
     on_chunk: impl FnMut(&[u8]),
 ) -> Result<(), TransportError> {
-    let resp = check(send("GET", url, None, headers, Some(signal), true).await?).await?;
+    let resp = check(send(Method::GET, url, None, headers, Some(signal), true).await?).await?;
     read_body(&resp, on_chunk).await
 }
 
@@ -182,7 +187,7 @@ pub async fn get_json<T: serde::de::DeserializeOwned>(
     url: &str,
     headers: &[(String, String)],
 ) -> Result<Option<T>, TransportError> {
-    let resp = send("GET", url, None, headers, None, false).await?;
+    let resp = send(Method::GET, url, None, headers, None, false).await?;
     if resp.status() == 404 {
         return Ok(None);
     }
