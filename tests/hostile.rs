@@ -666,6 +666,62 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
 
 // ---- 6. cross-site and DNS rebinding ----
 
+/// The attack as reported: more slow connections (1,100) than the process has descriptors
+/// (1,024). Before the hardening the server stopped accepting for good ("Too many open files").
+/// Now the connection cap (64 below the descriptor limit) holds: the process stays up, a new
+/// client waits for a slot at most about the header timeout, and once the slow ones are timed
+/// out everything answers at once again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_more_slow_clients_than_descriptors_wait_their_turn() {
+    // This test process holds the 1,100 client sockets: give it room (best effort).
+    unsafe {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < 4096 {
+            lim.rlim_cur = lim.rlim_max.min(4096);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("agui-hostile-fd2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = Studio::start_in(
+        dir,
+        &["--header-timeout", "2", "--body-timeout", "2"],
+        Some(1024),
+    );
+    let mut held = Vec::new();
+    for _ in 0..1100 {
+        let Ok(mut c) = TcpStream::connect(s.addr).await else {
+            continue;
+        };
+        let _ = c
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .await;
+        held.push(c);
+    }
+    assert!(held.len() >= 1000, "only {} connections opened", held.len());
+    let during = healthz_ms(s.addr).await;
+    assert!(
+        s.alive(),
+        "the process died under {} connections",
+        held.len()
+    );
+    assert!(
+        during < 2000 + 2000,
+        "/healthz took {during} ms with {} slow connections open (header timeout 2 s)",
+        held.len()
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    eprintln!(
+        "hostile: {} slow connections against 1,024 descriptors: /healthz during {during} ms",
+        held.len()
+    );
+    drop(held);
+    assert_healthy(&mut s, "after the slow connections were timed out").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_cross_site_requests_and_foreign_hosts_are_refused() {
     let mut s = Studio::start(&[]);
