@@ -38,6 +38,10 @@ setup() {
     CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback \
       cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
   fi
+  if [ "$want_browser" = yes ] && ! command -v cargo-machete >/dev/null; then
+    say "installing cargo-machete (unused dependencies; about 3 minutes)"
+    cargo install cargo-machete --version 0.9.2 --locked
+  fi
   if [ "$want_browser" = yes ] && ! command -v chromium >/dev/null; then
     say "installing Debian's chromium for the browser tests"
     as_root apt-get update
@@ -97,6 +101,8 @@ free_disk_for_release() {
 test_all() {
   setup yes
   local started=$SECONDS
+  say "no unused dependencies (cargo machete)"
+  cargo machete
   say "unit, property, conformance and server tests (cargo test --features ssr)"
   cargo test --features ssr -- --skip random_cuts_and_restarts --skip hostile_
   say "hostile tests: every attack of the hardening issue against the binary in its own process"
