@@ -873,8 +873,7 @@ async fn bad_specs_stop_the_server_at_startup() {
         ("x=file:///etc/passwd", "http:// or https://"),
     ] {
         let err = Cli::try_parse_from(["agui-studio", "--llm", spec])
-            .err()
-            .expect(spec)
+            .expect_err(spec)
             .to_string();
         assert!(err.contains("--llm"), "{spec}: {err}");
         assert!(err.contains(says), "{spec}: {err}");

@@ -346,7 +346,8 @@ async fn a_150_mb_model_answer_is_refused_by_the_defaults() {
         .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
         .map(|e| e["delta"].as_str().unwrap().len())
         .sum();
-    assert!(text <= 64 << 20 && text < 150_000_000, "{text}");
+    // Cut at the default (64 MiB of upstream bytes), far below the 150 MB sent.
+    assert!(text <= 64 << 20, "{text}");
 }
 
 #[tokio::test]
