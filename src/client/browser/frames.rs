@@ -2,7 +2,12 @@
 //! reduces them), the events recorded for the inspector, and the changes flushed to the signals
 //! once per animation frame.
 
-use super::*;
+use leptos::prelude::*;
+
+use crate::client::session::{run_view, sync_messages, Connection, EventRecord, EVENT_LOG_LIMIT};
+use crate::client::transport::now_ms;
+
+use super::live::{Live, Shared};
 
 pub(super) fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
     let mut b = l.borrow_mut();

@@ -2,7 +2,19 @@
 //! by a `tool` message in the next run, an in-stream approval by `POST tool-result`, interrupts by
 //! `resume` in the next run once every one of them has an answer.
 
-use super::*;
+use leptos::prelude::*;
+use serde_json::{json, Value};
+
+use crate::client::session::{
+    approvals_of, frontend_tool_answer, resume_entries, ApprovalKind, MessageEntry, RunErrorView,
+    RunView,
+};
+use crate::client::transport::{post_json, random_id};
+use crate::protocol::types::{Content, Message, ToolMessage};
+
+use super::frames::schedule_frame;
+use super::live::Shared;
+use super::run::start_run;
 
 /// Answer an approval the way its style requires.
 pub(super) fn answer(

@@ -1,59 +1,21 @@
-//! Reading a run again: following a run that was already going when the page loaded, and
-//! resuming a detached run whose stream broke, from its last event id, with backoff.
+//! Reading a run again after its stream broke: a detached run of this server is re-read from
+//! its last event id, with backoff, through the same pipeline (which drops the frame the break
+//! cut and skips what it already applied).
 
-use super::*;
+use leptos::prelude::*;
+
+use crate::client::session::Connection;
+use crate::client::transport::{get_stream, now_ms, sleep_ms, TransportError};
+use crate::protocol::pipeline::{Pipeline, StreamOutcome};
+
+use super::frames::on_bytes;
+use super::live::Shared;
 
 /// Backoff of resuming: the first wait, the longest wait, and how long to keep trying
 /// without receiving anything.
 const RESUME_FIRST_MS: u32 = 250;
 const RESUME_MAX_MS: u32 = 4000;
 const RESUME_GIVE_UP_MS: f64 = 30_000.0;
-
-/// Follow a run of this server that was already going when the page loaded: fetch the input it
-/// started from, then read its events from the first (stored, then live) through the same
-/// resuming path as a broken connection, so the transcript ends as if this page had started it.
-pub(super) fn follow_run(l: &Shared, run_id: String) {
-    let (headers, w) = {
-        let b = l.borrow();
-        (b.options.headers.get_untracked(), b.w)
-    };
-    let Some(controller) = web_sys::AbortController::new().ok() else {
-        return;
-    };
-    let signal = controller.signal();
-    let generation = {
-        let mut b = l.borrow_mut();
-        b.generation += 1;
-        b.abort = Some(controller);
-        b.generation
-    };
-    let l = l.clone();
-    leptos::task::spawn_local(async move {
-        let url = crate::wire::run_url(&run_id);
-        let Ok(Some(detail)) = get_json::<RunDetail>(&url, &headers).await else {
-            return;
-        };
-        {
-            let mut b = l.borrow_mut();
-            if b.generation != generation || b.pipeline.is_some() {
-                return;
-            }
-            let input = detail.input;
-            let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
-            // The thread's render hints stay (the run's own are replaced as it replays).
-            pipeline.conversation.render_hints = std::mem::take(&mut b.conversation.render_hints);
-            b.begin_run(input, pipeline, Some(detail.run.events_url));
-        }
-        w.error.set(None);
-        w.connection.set(Connection::Connecting);
-        schedule_frame(&l);
-        let pending = Err(TransportError::Network(
-            "following the run in progress".into(),
-        ));
-        let result = resume_run(&l, generation, pending, &signal).await;
-        finish_run(&l, generation, result);
-    });
-}
 
 /// `POST /api/runs/{id}/cancel` for a run whose events are at `/api/runs/{id}/events`.
 pub(super) fn cancel_url(events_url: &str) -> String {

@@ -1,0 +1,274 @@
+//! A run from start to end: the request (or, for a run already going when the page loaded, its
+//! input and events read back), its bytes into the pipeline, and how it ended — the
+//! conversation back in the session, the error for the banner.
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+
+use crate::client::session::{Connection, RunErrorView};
+use crate::client::transport::{
+    get_json, is_same_origin, now_ms, post_stream, random_id, TransportError,
+};
+use crate::protocol::compat::prepare_request;
+use crate::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
+use crate::protocol::reduce::{Conversation, RunStatus};
+use crate::protocol::types::{
+    Content, ContentPart, Message, RunAgentInput, RunOutcome, TextPart, UserMessage,
+};
+use crate::wire::{RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
+
+use super::frames::{on_bytes, record, schedule_frame};
+use super::live::Shared;
+use super::reconnect::resume_run;
+
+pub(super) fn user_message(text: String, attachments: Vec<ContentPart>) -> Message {
+    let content = if attachments.is_empty() {
+        Content::Text(text)
+    } else {
+        let mut parts = Vec::with_capacity(attachments.len() + 1);
+        if !text.is_empty() {
+            parts.push(ContentPart::Text(TextPart {
+                text,
+                id: None,
+                metadata: None,
+            }));
+        }
+        parts.extend(attachments);
+        Content::Parts(parts)
+    };
+    Message::User(UserMessage {
+        id: format!("msg-{}", random_id()),
+        content,
+        name: None,
+        encrypted_value: None,
+        encrypted_value_type: None,
+        metadata: None,
+        subagent_run_id: None,
+    })
+}
+
+pub(super) fn start_run(
+    l: &Shared,
+    conv: Conversation,
+    thread_id: String,
+    forwarded_props: Option<Value>,
+    resume: Option<Vec<crate::protocol::types::ResumeEntry>>,
+) {
+    let (url, mut headers, tools, w) = {
+        let b = l.borrow();
+        (
+            b.options.url.get_untracked(),
+            b.options.headers.get_untracked(),
+            b.options.tools.clone(),
+            b.w,
+        )
+    };
+    // Only this page's own server is asked to keep the run going without its connection (a
+    // foreign agent would not know the header, or would need CORS for it).
+    let detach = is_same_origin(&url);
+    if detach {
+        headers.push((DETACH_HEADER.to_string(), "true".to_string()));
+    }
+    let mut input = RunAgentInput::new(thread_id, format!("run-{}", random_id()));
+    input.messages = conv
+        .messages
+        .iter()
+        .filter(|m| !matches!(m, Message::Activity(_)))
+        .cloned()
+        .collect();
+    input.tools = tools;
+    input.state = conv.state.clone();
+    input.forwarded_props = forwarded_props.unwrap_or_else(|| json!({}));
+    input.resume = resume;
+    let (body, _) = prepare_request(serde_json::to_value(&input).unwrap_or_default(), None);
+    let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
+    pipeline.conversation = conv;
+    let controller = web_sys::AbortController::new().ok();
+    let signal = controller.as_ref().map(|c| c.signal());
+    let generation = {
+        let mut b = l.borrow_mut();
+        b.generation += 1;
+        b.begin_run(input, pipeline, None);
+        b.abort = controller;
+        b.generation
+    };
+    w.error.set(None);
+    w.connection.set(Connection::Connecting);
+    schedule_frame(l);
+    let Some(signal) = signal else {
+        w.error.set(Some(RunErrorView {
+            message: "cannot create an AbortController".into(),
+            code: None,
+        }));
+        return;
+    };
+    let l = l.clone();
+    leptos::task::spawn_local(async move {
+        let body = body.to_string();
+        let result = {
+            let (l1, l2) = (l.clone(), l.clone());
+            let on_open = move |resp: &web_sys::Response| {
+                let events = resp.headers().get(RUN_EVENTS_HEADER).ok().flatten();
+                if let Some(events) = events.filter(|e| detach && e.starts_with('/')) {
+                    let mut b = l1.borrow_mut();
+                    if b.generation == generation {
+                        b.events_url = Some(events);
+                    }
+                }
+            };
+            post_stream(&url, &body, &headers, &signal, on_open, move |bytes| {
+                on_bytes(&l2, generation, bytes)
+            })
+            .await
+        };
+        let result = resume_run(&l, generation, result, &signal).await;
+        finish_run(&l, generation, result);
+    });
+}
+
+/// Run `input` again from `conv`, the conversation it started from.
+pub(super) fn retry_input(l: &Shared, input: RunAgentInput, conv: Conversation) {
+    let forwarded = Some(input.forwarded_props.clone());
+    let resume = input.resume.clone();
+    start_run(l, conv, input.thread_id.clone(), forwarded, resume);
+}
+
+fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
+    let mut b = l.borrow_mut();
+    if b.generation != generation {
+        return;
+    }
+    b.abort = None;
+    b.events_url = None;
+    if b.pipeline.is_none() {
+        return;
+    }
+    let Some(mut p) = b.pipeline.take() else {
+        return;
+    };
+    // A last event without its closing blank line still counts (a common producer bug), but
+    // not a frame a broken connection cut short.
+    if result.is_err() {
+        p.reconnect();
+    }
+    let delivered = p.finish();
+    b.pipeline = Some(p);
+    record(&mut b, delivered);
+    let p = b.pipeline.take().expect("pipeline present");
+    let error = match (&result, p.outcome()) {
+        (Err(TransportError::Aborted), _) => None,
+        (Err(TransportError::Http { status, body }), _) => Some(RunErrorView {
+            message: http_error_message(*status, body),
+            code: Some(format!("HTTP_{status}")),
+        }),
+        (Err(e), _) => Some(RunErrorView {
+            message: e.to_string(),
+            code: Some("NETWORK".into()),
+        }),
+        (Ok(()), StreamOutcome::Failed) => Some(RunErrorView {
+            message: format!(
+                "the agent's stream broke the AG-UI protocol: {}",
+                p.error().unwrap_or("")
+            ),
+            code: Some("PROTOCOL".into()),
+        }),
+        (Ok(()), StreamOutcome::Truncated) => Some(RunErrorView {
+            message: "the connection closed before the run finished".into(),
+            code: Some("TRUNCATED".into()),
+        }),
+        (Ok(()), StreamOutcome::Completed) => match &p.conversation.run {
+            RunStatus::Error { message, code } => Some(RunErrorView {
+                message: message.clone(),
+                code: code.clone(),
+            }),
+            _ => None,
+        },
+    };
+    let mut conv = p.conversation;
+    if matches!(conv.run, RunStatus::Running { .. }) {
+        // Stopped or cut: the server will end its run as cancelled; say so locally too.
+        let run_id = match &conv.run {
+            RunStatus::Running { run_id } => run_id.clone(),
+            _ => String::new(),
+        };
+        conv.run = RunStatus::Finished {
+            run_id,
+            outcome: Some(RunOutcome::Cancelled),
+        };
+    }
+    b.conversation = conv;
+    b.run_view.ended_at = Some(now_ms());
+    b.pending.run = true;
+    b.pending.messages_reset = true;
+    let w = b.w;
+    drop(b);
+    w.connection.set(if error.is_some() {
+        Connection::Failed
+    } else {
+        Connection::Closed
+    });
+    if error.is_some() {
+        w.error.set(error);
+    }
+    schedule_frame(l);
+}
+
+fn http_error_message(status: u16, body: &str) -> String {
+    let detail = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("message"))
+                .or_else(|| v.get("detail"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| body.chars().take(300).collect());
+    format!("HTTP {status}: {detail}")
+}
+
+/// Follow a run of this server that was already going when the page loaded: fetch the input it
+/// started from, then read its events from the first (stored, then live) through the same
+/// resuming path as a broken connection, so the transcript ends as if this page had started it.
+pub(super) fn follow_run(l: &Shared, run_id: String) {
+    let (headers, w) = {
+        let b = l.borrow();
+        (b.options.headers.get_untracked(), b.w)
+    };
+    let Some(controller) = web_sys::AbortController::new().ok() else {
+        return;
+    };
+    let signal = controller.signal();
+    let generation = {
+        let mut b = l.borrow_mut();
+        b.generation += 1;
+        b.abort = Some(controller);
+        b.generation
+    };
+    let l = l.clone();
+    leptos::task::spawn_local(async move {
+        let url = crate::wire::run_url(&run_id);
+        let Ok(Some(detail)) = get_json::<RunDetail>(&url, &headers).await else {
+            return;
+        };
+        {
+            let mut b = l.borrow_mut();
+            if b.generation != generation || b.pipeline.is_some() {
+                return;
+            }
+            let input = detail.input;
+            let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
+            // The thread's render hints stay (the run's own are replaced as it replays).
+            pipeline.conversation.render_hints = std::mem::take(&mut b.conversation.render_hints);
+            b.begin_run(input, pipeline, Some(detail.run.events_url));
+        }
+        w.error.set(None);
+        w.connection.set(Connection::Connecting);
+        schedule_frame(&l);
+        let pending = Err(TransportError::Network(
+            "following the run in progress".into(),
+        ));
+        let result = resume_run(&l, generation, pending, &signal).await;
+        finish_run(&l, generation, result);
+    });
+}
