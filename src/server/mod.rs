@@ -298,7 +298,7 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         env!("CARGO_PKG_VERSION")
     );
     if let (Some(keep), Some(store)) = (state.config.retention, state.runs.store()) {
-        tokio::spawn(store::retention_task(store.clone(), keep));
+        tokio::spawn(store::retention::retention_task(store.clone(), keep));
     }
     let limits = listen::ListenLimits {
         header_timeout: state.config.header_timeout,

@@ -16,64 +16,21 @@ use sqlx::sqlite::{
 use sqlx::Row;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadView};
 
+mod ops;
 mod recover;
-mod retention;
+pub mod retention;
 mod writer;
-pub use retention::retention_task;
+pub use ops::Committed;
+use ops::Op;
 use writer::writer;
 
 /// Writes waiting for the writer; a run producing faster than the disk waits here.
 const QUEUE: usize = 8192;
-/// Most writes committed in one transaction.
-const BATCH: usize = 2048;
-
-/// Told, after each commit, the number of the last committed event of its run — or that its
-/// events could not be stored (after which nothing more is reported committed: a later commit
-/// would leave a gap).
-pub trait Committed: Send + Sync {
-    fn committed(&self, seq: u64);
-    fn failed(&self);
-}
-
-/// A write, applied in the order sent.
-enum Op {
-    RunStarted {
-        thread_id: String,
-        run_id: String,
-        agent_id: String,
-        owner: String,
-        at: i64,
-        title: String,
-        input: String,
-        messages: String,
-        message_count: i64,
-        state: String,
-    },
-    Event {
-        run_id: String,
-        seq: u64,
-        json: Arc<str>,
-        done: Option<Arc<dyn Committed>>,
-    },
-    RunEnded {
-        thread_id: String,
-        run_id: String,
-        status: RunState,
-        at: i64,
-        error: Option<String>,
-        messages: String,
-        message_count: i64,
-        state: String,
-        render_hints: String,
-    },
-    Flush(oneshot::Sender<()>),
-}
 
 /// A run's start, ready to be written ([`Store::run_started`]).
 pub struct RunStartedOp(Op);

@@ -1,7 +1,16 @@
 //! Startup recovery: runs a previous process left in progress end, in the database, as they
 //! would have had the server stayed up long enough to say so.
 
-use super::*;
+use serde_json::Value;
+use sqlx::Row;
+
+use crate::protocol::chunks::ChunkExpander;
+use crate::protocol::event::{Event, EventKind};
+use crate::protocol::reduce::Conversation;
+use crate::protocol::types::RunAgentInput;
+use crate::wire::RunState;
+
+use super::{start_conversation, Store};
 
 impl Store {
     /// After a restart: runs the previous process left in progress are over. Each gets a final

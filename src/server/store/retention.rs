@@ -1,7 +1,9 @@
 //! Retention (`--retention DAYS`): old runs' events and threads untouched for that long are
 //! deleted, at startup and then hourly.
 
-use super::*;
+use std::time::Duration;
+
+use super::Store;
 
 impl Store {
     /// Retention: delete the events of runs that ended before `cutoff` (Unix ms), and threads

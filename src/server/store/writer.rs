@@ -2,7 +2,12 @@
 //! in one transaction (consecutive events as multi-row inserts), then telling each run which of
 //! its events are committed.
 
-use super::*;
+use std::sync::Arc;
+
+use sqlx::SqlitePool;
+use tokio::sync::{mpsc, oneshot};
+
+use super::ops::{Committed, Op, BATCH};
 
 /// The writer: applies writes in order, a queue's worth per transaction.
 pub(super) async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {

@@ -1,0 +1,53 @@
+//! The writes the store's writer applies, in the order sent, and how a run is told its events
+//! are committed. Beneath both the store and its writer.
+
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+
+use crate::wire::RunState;
+
+/// Most writes committed in one transaction.
+pub(super) const BATCH: usize = 2048;
+
+/// Told, after each commit, the number of the last committed event of its run — or that its
+/// events could not be stored (after which nothing more is reported committed: a later commit
+/// would leave a gap).
+pub trait Committed: Send + Sync {
+    fn committed(&self, seq: u64);
+    fn failed(&self);
+}
+
+/// A write, applied in the order sent.
+pub(super) enum Op {
+    RunStarted {
+        thread_id: String,
+        run_id: String,
+        agent_id: String,
+        owner: String,
+        at: i64,
+        title: String,
+        input: String,
+        messages: String,
+        message_count: i64,
+        state: String,
+    },
+    Event {
+        run_id: String,
+        seq: u64,
+        json: Arc<str>,
+        done: Option<Arc<dyn Committed>>,
+    },
+    RunEnded {
+        thread_id: String,
+        run_id: String,
+        status: RunState,
+        at: i64,
+        error: Option<String>,
+        messages: String,
+        message_count: i64,
+        state: String,
+        render_hints: String,
+    },
+    Flush(oneshot::Sender<()>),
+}
