@@ -40,6 +40,7 @@ mod retry;
 #[cfg(test)]
 mod tests;
 mod thread_cache;
+mod waits;
 use admit::{blocking, not_your_thread, too_many_runs, too_many_runs_for_user};
 use drive::drive;
 pub use drive::RunSink;
@@ -47,6 +48,7 @@ use log::RunLog;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{Observed, ObserverSlot, RESYNC_THREADS};
 use thread_cache::merge_history;
+use waits::Waits;
 
 /// How many events the observer hub buffers; an observer further behind is resynchronised.
 pub const HUB_CAPACITY: usize = 4096;
@@ -63,17 +65,10 @@ struct ActiveRun {
     started: Instant,
 }
 
-struct Waiter {
-    run_id: String,
-    owner: User,
-    thread_id: String,
-    tx: oneshot::Sender<Value>,
-}
-
 /// Every run of this server.
 pub struct Runs {
     active: Mutex<HashMap<String, ActiveRun>>,
-    waits: Mutex<HashMap<String, Waiter>>,
+    waits: Waits,
     threads: Mutex<HashMap<String, Conversation>>,
     /// Thread id → its owner, for the threads in `threads` (the database keeps the others').
     owners: Mutex<HashMap<String, User>>,
@@ -128,7 +123,7 @@ impl Runs {
         let (hub, _) = broadcast::channel(HUB_CAPACITY);
         Arc::new(Runs {
             active: Mutex::default(),
-            waits: Mutex::default(),
+            waits: Waits::default(),
             threads: Mutex::default(),
             owners: Mutex::default(),
             latest_by_owner: Mutex::default(),
@@ -393,35 +388,23 @@ impl Runs {
         thread_id: &str,
         run_id: &str,
     ) -> oneshot::Receiver<Value> {
-        let (tx, rx) = oneshot::channel();
         let owner = self
             .active
             .lock()
             .get(run_id)
             .map(|r| r.owner.clone())
             .unwrap_or_else(User::anonymous);
-        self.waits.lock().insert(
-            tool_call_id.to_string(),
-            Waiter {
-                run_id: run_id.to_string(),
-                owner,
-                thread_id: thread_id.to_string(),
-                tx,
-            },
-        );
-        rx
+        self.waits.register(tool_call_id, thread_id, run_id, owner)
     }
 
     pub(crate) fn forget_wait(&self, tool_call_id: &str) {
-        self.waits.lock().remove(tool_call_id);
+        self.waits.forget(tool_call_id);
     }
 
     /// Answer a tool call a running agent waits on. Returns the (thread, run) it belonged to,
     /// or None when nothing waits on that id.
     pub fn resolve_wait(&self, tool_call_id: &str, answer: Value) -> Option<(String, String)> {
-        let waiter = self.waits.lock().remove(tool_call_id)?;
-        let ids = (waiter.thread_id, waiter.run_id);
-        waiter.tx.send(answer).ok().map(|_| ids)
+        self.waits.resolve(None, tool_call_id, answer)
     }
 
     /// [`Runs::resolve_wait`] for `user`: a tool call of another user's run is not found.
@@ -431,26 +414,12 @@ impl Runs {
         tool_call_id: &str,
         answer: Value,
     ) -> Option<(String, String)> {
-        let waiter = {
-            let mut waits = self.waits.lock();
-            if waits.get(tool_call_id)?.owner != *user {
-                return None;
-            }
-            waits.remove(tool_call_id)?
-        };
-        let ids = (waiter.thread_id, waiter.run_id);
-        waiter.tx.send(answer).ok().map(|_| ids)
+        self.waits.resolve(Some(user), tool_call_id, answer)
     }
 
     /// Tool calls currently waiting for an answer: (tool call id, thread id, run id).
     pub fn pending_waits(&self) -> Vec<(String, String, String)> {
-        let waits = self.waits.lock();
-        let mut v: Vec<_> = waits
-            .iter()
-            .map(|(id, w)| (id.clone(), w.thread_id.clone(), w.run_id.clone()))
-            .collect();
-        v.sort();
-        v
+        self.waits.pending()
     }
 
     /// A copy of a thread's conversation (None: the most recently active thread).
@@ -476,7 +445,7 @@ impl Runs {
     }
 
     fn end(&self, run_id: &str) {
-        self.waits.lock().retain(|_, w| w.run_id != run_id);
+        self.waits.forget_run(run_id);
         let mut active = self.active.lock();
         active.remove(run_id);
         self.evict_idle_threads(&active);
