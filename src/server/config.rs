@@ -20,6 +20,8 @@ pub struct Cli {
     pub serve: ServeArgs,
 }
 
+// One value per process, parsed once: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the web UI and the AG-UI endpoints (the default).

@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod assets;
 pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod inspect;
@@ -159,7 +160,7 @@ impl AppState {
         };
         let auth = auth::Auth::new(args.auth_token.as_deref(), users.as_deref())?;
         let store = store::Store::open(&args.db).await?;
-        match store.recover(runs::now_ms()).await {
+        match store.recover(clock::now_ms()).await {
             Ok(0) => {}
             Ok(n) => tracing::warn!(
                 "{n} run(s) were in progress when the server stopped; marked interrupted"

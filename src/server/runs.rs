@@ -1,95 +1,64 @@
-//! Runs: the registry of runs in progress (each with a cancel handle and its event log), the
-//! task that drives an agent and guarantees a well-formed stream, the waits for human answers,
-//! the observer hub, each thread's current conversation computed by the shared reducer, and the
-//! readers through which clients read (and re-read after a disconnect) a run's events.
+//! Runs: every run of this server, composed of owned parts, each with its own lock and a short
+//! API — the registry of runs in progress (`registry`), the waits for human answers (`waits`),
+//! each thread's current conversation computed by the shared reducer (`thread_cache`), and the
+//! observer hub (`observers`) — plus the task that drives an agent and guarantees a
+//! well-formed stream (`drive`), and the readers through which clients read (and re-read after
+//! a disconnect) a run's events (`log`). The parts import nothing from this file; `Runs` wires
+//! them together.
 
-use std::collections::{HashMap, VecDeque};
-use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
-// Locks that cannot be poisoned: a panic while one is held (none is expected) must not make
-// every later request panic too.
-use parking_lot::Mutex;
-use std::time::Instant;
-
-use futures::FutureExt;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::compat::{parse_version, Version};
-use crate::protocol::event::{Event, EventKind};
-use crate::protocol::reduce::{Conversation, PlacedHint};
-use crate::protocol::types::{RunAgentInput, RunOutcome, PROTOCOL_VERSION};
-use crate::wire::RunState;
-
-use super::auth::User;
-use super::error::ApiError;
-use super::limits::Limits;
-use super::store::{start_conversation, Store};
-use context::{Agent, AgentError, RunContext, RunEnd, RunSettings, ToolAnswers};
+use crate::protocol::reduce::Conversation;
+use crate::protocol::types::RunAgentInput;
+use crate::server::auth::User;
+use crate::server::clock::now_ms;
+use crate::server::error::ApiError;
+use crate::server::limits::Limits;
+use crate::server::store::Store;
+use admit::{blocking, not_your_thread};
+use context::{Agent, RunContext, RunSettings, ToolAnswers};
+use drive::drive;
+use log::RunLog;
+use observers::ObserverHub;
+use registry::{ActiveRun, Capacity, Registry};
+use retry::replaced_run;
+use thread_cache::{conversation_of, merge_history, stored_history, History, ThreadCache};
+use waits::Waits;
 
 mod admit;
 pub mod context;
 mod drive;
 mod log;
 mod observers;
+mod registry;
 mod retry;
 #[cfg(test)]
 mod tests;
 mod thread_cache;
 mod waits;
-use admit::{blocking, not_your_thread, too_many_runs, too_many_runs_for_user};
-use drive::drive;
 pub use drive::RunSink;
-use log::RunLog;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
-pub use observers::{Observed, ObserverSlot, RESYNC_THREADS};
-use thread_cache::merge_history;
-use waits::Waits;
+pub use observers::{Observed, ObserverSlot, HUB_CAPACITY, RESYNC_THREADS};
 
-/// How many events the observer hub buffers; an observer further behind is resynchronised.
-pub const HUB_CAPACITY: usize = 4096;
 /// With a database, how many threads without a run in progress keep their conversation in
 /// memory (the most recently run); the others are read back from the database when needed.
 pub const IDLE_THREADS_KEPT: usize = 256;
 
-struct ActiveRun {
-    thread_id: String,
-    owner: User,
-    cancel: CancellationToken,
-    log: Arc<RunLog>,
-    #[allow(dead_code)]
-    started: Instant,
-}
-
 /// Every run of this server.
 pub struct Runs {
-    active: Mutex<HashMap<String, ActiveRun>>,
+    registry: Registry,
     waits: Waits,
-    threads: Mutex<HashMap<String, Conversation>>,
-    /// Thread id → its owner, for the threads in `threads` (the database keeps the others').
-    owners: Mutex<HashMap<String, User>>,
-    /// Each user's most recently started thread (one entry per user).
-    latest_by_owner: Mutex<HashMap<User, String>>,
-    /// Thread id → when a run last started on it (a counter), for evicting idle threads.
-    recency: Mutex<HashMap<String, u64>>,
-    clock: AtomicU64,
-    keep_idle: usize,
-    latest_thread: Mutex<Option<String>>,
-    hub: broadcast::Sender<Arc<Observed>>,
-    /// The hub's newest events, for observers resuming with `Last-Event-ID`.
-    recent: Mutex<VecDeque<Arc<Observed>>>,
-    seq: AtomicU64,
+    threads: Arc<ThreadCache>,
+    hub: Arc<ObserverHub>,
     store: Option<Store>,
     limits: Limits,
-    /// Thread id → approximate bytes of its conversation (measured when its last run ended),
-    /// for keeping idle threads in memory by size.
-    pub(super) thread_bytes: Mutex<HashMap<String, usize>>,
-    /// Open observer streams per user.
-    observers: Mutex<HashMap<String, usize>>,
 }
 
 /// A started run: a reader of its events for the client that started it, and its cancel handle.
@@ -120,27 +89,23 @@ impl Runs {
     }
 
     fn build(store: Option<Store>, keep_idle: usize, limits: Limits) -> Arc<Self> {
-        let (hub, _) = broadcast::channel(HUB_CAPACITY);
         Arc::new(Runs {
-            active: Mutex::default(),
+            registry: Registry::default(),
             waits: Waits::default(),
-            threads: Mutex::default(),
-            owners: Mutex::default(),
-            latest_by_owner: Mutex::default(),
-            recency: Mutex::default(),
-            clock: AtomicU64::new(0),
-            keep_idle,
-            latest_thread: Mutex::default(),
-            hub,
-            recent: Mutex::default(),
+            threads: Arc::new(ThreadCache::new(keep_idle)),
             // Observer ids start at this process's start time (ms × 1000), so an id from an
             // earlier process is recognisably older than any of ours.
-            seq: AtomicU64::new(now_ms().max(0) as u64 * 1000),
+            hub: Arc::new(ObserverHub::new(now_ms().max(0) as u64 * 1000)),
             store,
             limits,
-            thread_bytes: Mutex::default(),
-            observers: Mutex::default(),
         })
+    }
+
+    fn capacity(&self) -> Capacity {
+        Capacity {
+            total: self.limits.max_runs,
+            per_user: self.limits.max_runs_per_user,
+        }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -181,7 +146,8 @@ impl Runs {
         owner: User,
     ) -> Result<StartedRun, ApiError> {
         self.limits.check_run_input(&input)?;
-        self.check_capacity(&input.run_id, &owner)?;
+        self.registry
+            .check(&input.run_id, &owner, self.capacity())?;
         let stored_owner = self.check_owner(&input, &owner).await?;
         if let Some(store) = &self.store {
             let known = store
@@ -216,43 +182,29 @@ impl Runs {
             }
             None => input,
         };
-        let replaced = self.replaced_run(&input).await;
+        let replaced = match &self.store {
+            Some(store) => {
+                let failed = self.threads.last_run_failed(&input.thread_id);
+                replaced_run(store, failed, &input).await
+            }
+            None => None,
+        };
         let cancel = CancellationToken::new();
         let log = Arc::new(RunLog::new(self.store.is_some()));
-        {
-            let mut active = self.active.lock();
-            if active.contains_key(&input.run_id) {
-                return Err(ApiError::Conflict(format!(
-                    "run '{}' is already in progress",
-                    input.run_id
-                )));
-            }
-            if active.len() >= self.limits.max_runs {
-                return Err(too_many_runs(self.limits.max_runs));
-            }
-            if active.values().filter(|r| r.owner == owner).count() >= self.limits.max_runs_per_user
-            {
-                return Err(too_many_runs_for_user(self.limits.max_runs_per_user));
-            }
-            // Checked again with the registry locked: two users racing for a new thread id.
-            let mut owners = self.owners.lock();
-            let known = owners.get(&input.thread_id).map(|o| o.0.to_string());
-            if known.or(stored_owner).is_some_and(|o| !owner.is(&o)) {
-                return Err(not_your_thread(&input.thread_id));
-            }
-            owners.insert(input.thread_id.clone(), owner.clone());
-            drop(owners);
-            active.insert(
-                input.run_id.clone(),
-                ActiveRun {
-                    thread_id: input.thread_id.clone(),
-                    owner: owner.clone(),
-                    cancel: cancel.clone(),
-                    log: log.clone(),
-                    started: Instant::now(),
-                },
-            );
-        }
+        let run = ActiveRun {
+            thread_id: input.thread_id.clone(),
+            owner: owner.clone(),
+            cancel: cancel.clone(),
+            log: log.clone(),
+        };
+        // Checked again with the registry locked: two users racing for a new thread id.
+        self.registry
+            .admit(&input.run_id, run, self.capacity(), || {
+                match self.threads.claim(&input.thread_id, &owner, stored_owner) {
+                    true => Ok(()),
+                    false => Err(not_your_thread(&input.thread_id)),
+                }
+            })?;
         let reader = RunReader {
             run_id: input.run_id.clone(),
             log: Some(log.clone()),
@@ -264,8 +216,10 @@ impl Runs {
             told_failure: false,
         };
         let sink = RunSink {
-            log,
-            runs: self.clone(),
+            log: log.clone(),
+            threads: self.threads.clone(),
+            hub: self.hub.clone(),
+            store: self.store.clone(),
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             owner: owner.clone(),
@@ -273,26 +227,31 @@ impl Runs {
             chunks: ChunkExpander::new(),
         };
         let agent_id = agent.info().id;
-        let this = self.clone();
-        let owner_name = owner.name().to_string();
+        let (threads, limits, with_store) = (
+            self.threads.clone(),
+            self.limits.clone(),
+            self.store.is_some(),
+        );
         let (input, started) = blocking(move || {
-            let messages = this.begin_thread(&input, history, replaced);
-            let started = this.store.as_ref().map(|_| {
-                Store::run_started_op(&input, &messages, &agent_id, &owner_name, now_ms())
+            let replaced = replaced.as_ref().map(|r| (r.run_id.as_str(), &r.produced));
+            let messages = threads.begin(&input, &owner, history, replaced, &limits, now_ms());
+            let started = with_store.then(|| {
+                Store::run_started_op(&input, &messages, &agent_id, owner.name(), now_ms())
             });
             (input, started)
         })
         .await?;
-        self.latest_by_owner
-            .lock()
-            .insert(owner.clone(), input.thread_id.clone());
         if let (Some(store), Some(op)) = (&self.store, started) {
             store.run_started(op).await;
         }
-        let log = sink.log.clone();
         let answers: Arc<dyn ToolAnswers> = self.clone();
+        let run_id = input.run_id.clone();
         let ctx = RunContext::new(input, settings, cancel.clone(), Box::new(sink), answers);
-        tokio::spawn(drive(agent, ctx, self.clone(), log));
+        let this = self.clone();
+        tokio::spawn(async move {
+            drive(agent, ctx, log, this.threads.clone(), this.store.clone()).await;
+            this.end(&run_id);
+        });
         Ok(StartedRun {
             events: reader,
             cancel,
@@ -307,7 +266,7 @@ impl Runs {
         after: u64,
         peer: Option<Version>,
     ) -> Option<RunReader> {
-        let log = self.active.lock().get(run_id).map(|r| r.log.clone());
+        let log = self.registry.log(run_id);
         if log.is_none() {
             let store = self.store.as_ref()?;
             match store.run(run_id).await {
@@ -348,38 +307,21 @@ impl Runs {
         thread_id: Option<&str>,
         user: Option<&User>,
     ) -> usize {
-        let active = self.active.lock();
-        let mut n = 0;
-        for (id, run) in active.iter() {
-            if user.is_some_and(|u| *u != run.owner) {
-                continue;
-            }
-            let hit = match (run_id, thread_id) {
-                (Some(r), _) => r == id,
-                (None, Some(t)) => t == run.thread_id,
-                (None, None) => true,
-            };
-            if hit {
-                run.cancel.cancel();
-                n += 1;
-            }
-        }
-        n
+        self.registry.cancel(run_id, thread_id, user)
     }
 
     /// Runs still in progress (their tasks have not ended).
     pub fn active_count(&self) -> usize {
-        self.active.lock().len()
+        self.registry.len()
     }
 
     /// The number of the last event of run `run_id` if it is in progress.
     pub fn live_position(&self, run_id: &str) -> Option<u64> {
-        let log = self.active.lock().get(run_id).map(|r| r.log.clone())?;
-        Some(log.last_seq())
+        Some(self.registry.log(run_id)?.last_seq())
     }
 
     pub fn is_active(&self, run_id: &str) -> bool {
-        self.active.lock().contains_key(run_id)
+        self.registry.contains(run_id)
     }
 
     pub(crate) fn register_wait(
@@ -388,12 +330,7 @@ impl Runs {
         thread_id: &str,
         run_id: &str,
     ) -> oneshot::Receiver<Value> {
-        let owner = self
-            .active
-            .lock()
-            .get(run_id)
-            .map(|r| r.owner.clone())
-            .unwrap_or_else(User::anonymous);
+        let owner = self.registry.owner(run_id).unwrap_or_else(User::anonymous);
         self.waits.register(tool_call_id, thread_id, run_id, owner)
     }
 
@@ -426,37 +363,162 @@ impl Runs {
     pub fn thread(&self, thread_id: Option<&str>) -> Option<(String, Conversation)> {
         let id = match thread_id {
             Some(t) => t.to_string(),
-            None => self.latest_thread.lock().clone()?,
+            None => self.threads.latest()?,
         };
-        let threads = self.threads.lock();
-        threads.get(&id).map(|c| (id.clone(), c.clone()))
+        let conv = self.threads.get(&id)?;
+        Some((id, conv))
     }
 
     /// `user`'s most recently started thread.
     pub fn latest_thread_of(&self, user: &User) -> Option<String> {
-        self.latest_by_owner.lock().get(user).cloned()
+        self.threads.latest_of(user)
     }
 
-    /// Ids of the threads seen, sorted.
+    /// Ids of the threads in memory, sorted.
     pub fn thread_ids(&self) -> Vec<String> {
-        let mut v: Vec<_> = self.threads.lock().keys().cloned().collect();
-        v.sort();
-        v
+        self.threads.ids()
     }
 
+    /// A thread's conversation: the live one, else one rebuilt from the stored messages and
+    /// state (not kept in memory).
+    pub async fn load_thread(&self, thread_id: &str) -> Option<Conversation> {
+        if let Some(c) = self.threads.get(thread_id) {
+            return Some(c);
+        }
+        let mut conv = conversation_of(self.history(thread_id).await?);
+        conv.thread_id = Some(thread_id.to_string());
+        Some(conv)
+    }
+
+    /// A thread's messages, state and render hints: the live conversation's, else the stored.
+    async fn history(&self, thread_id: &str) -> Option<History> {
+        if let Some(h) = self.threads.live_history(thread_id) {
+            return Some(h);
+        }
+        stored_history(self.store.as_ref()?, thread_id).await
+    }
+
+    /// Who owns a thread (None: no such thread).
+    pub async fn thread_owner(&self, thread_id: &str) -> Option<String> {
+        if let Some(o) = self.threads.owner(thread_id) {
+            return Some(o.name().to_string());
+        }
+        let store = self.store.as_ref()?;
+        store.flush().await;
+        match store.thread_owner(thread_id).await {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::error!(thread = %thread_id, "cannot read the thread's owner: {e}");
+                None
+            }
+        }
+    }
+
+    /// Whether `user` owns thread `thread_id` (false when there is no such thread).
+    pub async fn owns_thread(&self, user: &User, thread_id: &str) -> bool {
+        self.thread_owner(thread_id)
+            .await
+            .is_some_and(|o| user.is(&o))
+    }
+
+    /// Who owns a run (None: no such run).
+    pub async fn run_owner(&self, run_id: &str) -> Option<String> {
+        if let Some(o) = self.registry.owner(run_id) {
+            return Some(o.name().to_string());
+        }
+        let store = self.store.as_ref()?;
+        store.flush().await;
+        match store.run_owner(run_id).await {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::error!(run = %run_id, "cannot read the run's owner: {e}");
+                None
+            }
+        }
+    }
+
+    /// Whether `user` owns run `run_id` (false when there is no such run).
+    pub async fn owns_run(&self, user: &User, run_id: &str) -> bool {
+        self.run_owner(run_id).await.is_some_and(|o| user.is(&o))
+    }
+
+    /// Refuse a run on another user's thread (404) or reusing another user's run id (409).
+    /// Returns the thread's stored owner, for the check repeated when the run registers.
+    async fn check_owner(
+        &self,
+        input: &RunAgentInput,
+        owner: &User,
+    ) -> Result<Option<String>, ApiError> {
+        let thread = self.thread_owner(&input.thread_id).await;
+        if thread.as_ref().is_some_and(|o| !owner.is(o)) {
+            return Err(not_your_thread(&input.thread_id));
+        }
+        if self
+            .run_owner(&input.run_id)
+            .await
+            .is_some_and(|o| !owner.is(&o))
+        {
+            return Err(ApiError::Conflict(format!(
+                "run id '{}' is already used",
+                input.run_id
+            )));
+        }
+        Ok(thread)
+    }
+
+    /// Subscribe to every event of every run.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Observed>> {
+        self.hub.subscribe()
+    }
+
+    /// Subscribe for an observer that last saw event `last`: the events after it that the hub
+    /// still holds, then the live ones — or None for the events when `last` is older than what
+    /// is held (or from another process), and the observer must be resynchronised.
+    pub fn subscribe_after(
+        &self,
+        last: u64,
+    ) -> (
+        broadcast::Receiver<Arc<Observed>>,
+        Option<Vec<Arc<Observed>>>,
+    ) {
+        self.threads.locked(|| self.hub.subscribe_after(last))
+    }
+
+    /// For resynchronising an observer: the sequence number of the last event sent to the hub
+    /// and a copy of the conversations (of `thread_id` only, or of the [`RESYNC_THREADS`] most
+    /// recently run threads), taken atomically, so they reflect exactly the events numbered up
+    /// to that sequence number. With `owner`, only that user's threads.
+    pub fn observer_snapshot(
+        &self,
+        thread_id: Option<&str>,
+        owner: Option<&User>,
+    ) -> (u64, Vec<(String, Conversation)>) {
+        self.threads
+            .snapshot(thread_id, owner, RESYNC_THREADS, || self.hub.seq())
+    }
+
+    /// A slot for one more observer stream of `user`, released when dropped; 429 past the
+    /// configured number per user.
+    pub fn observer_slot(&self, user: &str) -> Result<ObserverSlot, ApiError> {
+        self.hub.slot(user, self.limits.max_observers_per_user)
+    }
+
+    /// How many observers are subscribed to the hub.
+    pub fn observer_count(&self) -> usize {
+        self.hub.receivers()
+    }
+
+    /// A run's task ended: its waits go, it leaves the registry, and idle threads beyond the
+    /// bounds leave memory (with a database, which keeps them) before anyone sees it ended.
     fn end(&self, run_id: &str) {
         self.waits.forget_run(run_id);
-        let mut active = self.active.lock();
-        active.remove(run_id);
-        self.evict_idle_threads(&active);
+        self.registry.remove(run_id, |busy| {
+            if self.store.is_some() {
+                self.threads
+                    .evict_idle(busy, self.limits.idle_threads_bytes);
+            }
+        });
     }
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 impl ToolAnswers for Runs {

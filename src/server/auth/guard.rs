@@ -54,11 +54,10 @@ fn check(config: &ServerConfig, req: &Request) -> Result<(), ApiError> {
         // same-origin form POST (the sign-in form); the browser's own `Sec-Fetch-Site`, which
         // no page can set, says where it came from. Any other opaque origin (a sandboxed
         // frame, a `data:` page) is refused.
-        Some(o) if o.trim() == "null" => {
-            if !same_origin_fetch {
-                return Err(ApiError::ForbiddenOrigin);
-            }
+        Some(o) if o.trim() == "null" && !same_origin_fetch => {
+            return Err(ApiError::ForbiddenOrigin);
         }
+        Some(o) if o.trim() == "null" => {}
         Some(o) => {
             let same = origin_host(o).is_some_and(|h| h.eq_ignore_ascii_case(&host));
             let listed = any_origin

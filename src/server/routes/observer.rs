@@ -32,8 +32,9 @@ use crate::protocol::reduce::{Conversation, RunStatus};
 use crate::protocol::sse;
 use crate::protocol::types::{Message, PROTOCOL_VERSION};
 use crate::server::auth::User;
+use crate::server::clock::now_ms;
 use crate::server::error::ApiError;
-use crate::server::runs::{now_ms, Observed};
+use crate::server::runs::Observed;
 use crate::server::AppState;
 
 use super::agents::parse_run_input;

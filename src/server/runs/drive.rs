@@ -2,22 +2,39 @@
 //! terminal event, everything closed, even when the agent panics), and the sink every event of
 //! the run goes through.
 
-use super::*;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+
+use super::context::{Agent, AgentError, EventSink, RunContext, RunEnd};
+use super::log::{Logged, RunLog};
+use super::observers::ObserverHub;
+use super::thread_cache::ThreadCache;
+use crate::protocol::chunks::ChunkExpander;
+use crate::protocol::event::{Event, EventKind};
+use crate::protocol::types::{RunOutcome, PROTOCOL_VERSION};
+use crate::server::auth::User;
+use crate::server::clock::now_ms;
+use crate::server::store::{Committed, Store};
+use crate::wire::{RunErrorCode, RunState};
 
 /// Where a run's events go: the thread's conversation and observers, the run's log (read by its
 /// clients), and the database.
 pub struct RunSink {
     pub(super) log: Arc<RunLog>,
-    pub(super) runs: Arc<Runs>,
+    pub(super) threads: Arc<ThreadCache>,
+    pub(super) hub: Arc<ObserverHub>,
+    pub(super) store: Option<Store>,
     pub(super) thread_id: String,
     pub(super) run_id: String,
-    pub(super) owner: crate::server::auth::User,
+    pub(super) owner: User,
     /// The number of the last event sent.
     pub(crate) seq: u64,
     pub(super) chunks: ChunkExpander,
 }
 
-impl context::EventSink for RunSink {
+impl EventSink for RunSink {
     fn sent(&self) -> u64 {
         self.seq
     }
@@ -36,29 +53,22 @@ impl RunSink {
         }
         self.seq += 1;
         let json: Arc<str> = event.to_json().into();
-        self.runs.publish(
-            &self.thread_id,
-            &self.run_id,
-            &self.owner,
-            &event,
-            json.clone(),
-            &mut self.chunks,
-        );
+        self.publish(&event, json.clone());
         self.log.push(Arc::new(Logged {
             seq: self.seq,
             event,
             json: json.clone(),
         }));
-        if let Some(store) = &self.runs.store {
+        if let Some(store) = &self.store {
             if self.log.has_failed() {
                 return Err(AgentError::failed(
-                    crate::wire::RunErrorCode::StorageFailed,
+                    RunErrorCode::StorageFailed,
                     "the server could not store this run's events",
                 ));
             }
             // Waits when the disk is behind: the run goes at the pace its events are kept.
             // The log is told when the event is committed; only then do readers see it.
-            let done: Arc<dyn crate::server::store::Committed> = self.log.clone();
+            let done: Arc<dyn Committed> = self.log.clone();
             store.event(&self.run_id, self.seq, json, Some(done)).await;
         } else {
             // A run with no reader would otherwise never yield.
@@ -66,15 +76,31 @@ impl RunSink {
         }
         Ok(())
     }
+
+    /// The thread's conversation takes the event, then the observer hub numbers and sends it,
+    /// under the thread cache's lock (see `thread_cache`).
+    fn publish(&mut self, event: &Event, json: Arc<str>) {
+        // The conversation is a client of the run like any other: chunks become triads first.
+        let expanded = if matches!(event.kind, EventKind::RunStarted { .. }) {
+            Vec::new()
+        } else {
+            self.chunks.expand(event.clone()).unwrap_or_default()
+        };
+        let (hub, thread, run, owner) = (&self.hub, &self.thread_id, &self.run_id, &self.owner);
+        self.threads
+            .apply_then(thread, &expanded, || hub.publish(thread, run, owner, json));
+    }
 }
 
 /// Drive one run: `RUN_STARTED`, the agent, then exactly one terminal event with everything
-/// closed — whatever the agent did, including panicking.
+/// closed — whatever the agent did, including panicking. Once it is stored, the thread's
+/// conversation is written with the run's end.
 pub(super) async fn drive(
     agent: Arc<dyn Agent>,
     mut ctx: RunContext,
-    runs: Arc<Runs>,
     log: Arc<RunLog>,
+    threads: Arc<ThreadCache>,
+    store: Option<Store>,
 ) {
     let started = Event::from(EventKind::RunStarted {
         thread_id: ctx.input.thread_id.clone(),
@@ -88,7 +114,7 @@ pub(super) async fn drive(
     let result = match outcome {
         Ok(r) => r,
         Err(_) => Err(AgentError::failed(
-            crate::wire::RunErrorCode::InternalError,
+            RunErrorCode::InternalError,
             "the agent failed unexpectedly",
         )),
     };
@@ -140,16 +166,15 @@ pub(super) async fn drive(
         tracing::error!(run = %run_id, "could not end the run cleanly: {e:?}");
     }
     log.end();
-    if let Some(store) = runs.store.clone() {
-        let thread_id = ctx.input.thread_id.clone();
-        if let Some((_, conv)) = runs.thread(Some(&thread_id)) {
+    if let Some(store) = store {
+        let thread_id = &ctx.input.thread_id;
+        if let Some(conv) = threads.get(thread_id) {
             let bytes = store
-                .run_ended(&run_id, status, error, conv, &thread_id, now_ms())
+                .run_ended(&run_id, status, error, conv, thread_id, now_ms())
                 .await;
-            runs.thread_bytes.lock().insert(thread_id, bytes);
+            threads.record_size(thread_id, bytes);
         }
     }
-    runs.end(&run_id);
 }
 
 async fn close_open(ctx: &mut RunContext) {

@@ -284,7 +284,7 @@ async fn retention_deletes_old_runs_events_and_untouched_threads() {
     let runs = Runs::with_store(store.clone());
     chat_on_five_threads(&runs).await;
     store.flush().await;
-    let cutoff = crate::server::runs::now_ms() + 1;
+    let cutoff = crate::server::clock::now_ms() + 1;
     // Thread t4 was touched after the cutoff: it keeps its messages, its run loses its events.
     let (_, p) = run_input(&runs, run_on("t4", "r9", "chat"), settings()).await;
     settle(&runs).await;

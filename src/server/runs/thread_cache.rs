@@ -1,129 +1,278 @@
 //! Each thread's current conversation: kept in memory while it is recent (built by the shared
 //! reducer as events are published), read back from the database otherwise, and the history a
 //! run receives when its client sends only the new messages.
+//!
+//! One lock guards every map here. Publishing an event applies it and hands it to the observer
+//! hub under that lock ([`ThreadCache::apply_then`]), so a snapshot taken under the same lock
+//! ([`ThreadCache::snapshot`]) reflects exactly the events numbered up to the hub's counter.
 
-use super::retry::Replaced;
-use super::*;
-use crate::protocol::types::Message;
+use std::collections::{HashMap, HashSet};
+
+use parking_lot::Mutex;
+use serde_json::Value;
+
+use crate::protocol::event::{Event, EventKind};
+use crate::protocol::reduce::{Conversation, PlacedHint, RunStatus};
+use crate::protocol::types::{Message, RunAgentInput};
+use crate::server::auth::User;
+use crate::server::limits::Limits;
+use crate::server::store::{start_conversation, Store};
 
 /// A thread as a run finds it: its messages, state and render hints.
-pub(super) struct History {
+pub struct History {
     pub messages: Vec<Message>,
     pub state: Value,
     pub hints: Vec<PlacedHint>,
 }
 
-impl Runs {
-    /// A thread's conversation: the live one, else one rebuilt from the stored messages and
-    /// state (not kept in memory).
-    pub async fn load_thread(&self, thread_id: &str) -> Option<Conversation> {
-        if let Some(c) = self.threads.lock().get(thread_id) {
-            return Some(c.clone());
+/// The conversations of the threads in memory, who owns them, and which ran last.
+pub struct ThreadCache {
+    inner: Mutex<Inner>,
+    /// How many threads without a run in progress keep their conversation (with a database).
+    keep_idle: usize,
+}
+
+#[derive(Default)]
+struct Inner {
+    threads: HashMap<String, Conversation>,
+    /// Thread id → its owner, for the threads in `threads` (the database keeps the others').
+    owners: HashMap<String, User>,
+    /// Each user's most recently started thread (one entry per user).
+    latest_by_owner: HashMap<User, String>,
+    /// Thread id → when a run last started on it (a counter), for evicting idle threads.
+    recency: HashMap<String, u64>,
+    clock: u64,
+    latest: Option<String>,
+    /// Thread id → approximate bytes of its conversation (measured when its last run ended),
+    /// for keeping idle threads in memory by size.
+    bytes: HashMap<String, usize>,
+}
+
+impl ThreadCache {
+    pub fn new(keep_idle: usize) -> Self {
+        ThreadCache {
+            inner: Mutex::default(),
+            keep_idle,
         }
-        let history = self.history(thread_id).await?;
-        let mut conv = conversation_of(history);
-        conv.thread_id = Some(thread_id.to_string());
-        Some(conv)
     }
 
-    /// A thread's messages, state and render hints: the live conversation's, else the stored.
-    pub(super) async fn history(&self, thread_id: &str) -> Option<History> {
-        if let Some(c) = self.threads.lock().get(thread_id) {
-            return Some(History {
-                messages: c.messages.clone(),
-                state: c.state.clone(),
-                hints: c.render_hints.clone(),
-            });
+    /// A copy of a thread's conversation, if it is in memory.
+    pub fn get(&self, thread_id: &str) -> Option<Conversation> {
+        self.inner.lock().threads.get(thread_id).cloned()
+    }
+
+    /// A thread's messages, state and render hints, if it is in memory.
+    pub fn live_history(&self, thread_id: &str) -> Option<History> {
+        let inner = self.inner.lock();
+        let c = inner.threads.get(thread_id)?;
+        Some(History {
+            messages: c.messages.clone(),
+            state: c.state.clone(),
+            hints: c.render_hints.clone(),
+        })
+    }
+
+    /// Whether the last run of a thread in memory failed (None: not in memory).
+    pub fn last_run_failed(&self, thread_id: &str) -> Option<bool> {
+        let inner = self.inner.lock();
+        let c = inner.threads.get(thread_id)?;
+        Some(matches!(c.run, RunStatus::Error { .. }))
+    }
+
+    /// The owner of a thread in memory.
+    pub fn owner(&self, thread_id: &str) -> Option<User> {
+        self.inner.lock().owners.get(thread_id).cloned()
+    }
+
+    /// Record `owner` as the owner of `thread_id`, unless the thread is known (in memory, or
+    /// `stored_owner` from the database) to belong to someone else: then false, and nothing
+    /// changes.
+    pub fn claim(&self, thread_id: &str, owner: &User, stored_owner: Option<String>) -> bool {
+        let mut inner = self.inner.lock();
+        let known = inner.owners.get(thread_id).map(|o| o.name().to_string());
+        if known.or(stored_owner).is_some_and(|o| !owner.is(&o)) {
+            return false;
         }
-        let store = self.store.as_ref()?;
-        // The thread may have just left memory with its last writes still queued.
-        store.flush().await;
-        match store.thread(thread_id).await {
-            Ok(Some(t)) => Some(History {
-                messages: t.messages,
-                state: t.state,
-                hints: t.render_hints,
-            }),
-            Ok(None) => None,
-            Err(e) => {
-                tracing::error!(thread = %thread_id, "cannot read the thread's history: {e}");
-                None
-            }
-        }
+        inner.owners.insert(thread_id.to_string(), owner.clone());
+        true
     }
 
     /// The thread's conversation takes the run's input: its messages and its state, which is
     /// the baseline of the run's state deltas. A thread not in memory starts from `history`
-    /// (what [`Runs::history`] read when the run began); a run the new one `replaced` leaves
-    /// it first. Returns the thread's messages now.
-    pub(super) fn begin_thread(
+    /// (read when the run began); the run `replaced` (its id and the messages it produced)
+    /// leaves it first. Returns the thread's messages now.
+    pub fn begin(
         &self,
         input: &RunAgentInput,
+        owner: &User,
         history: Option<History>,
-        replaced: Option<Replaced>,
+        replaced: Option<(&str, &HashSet<String>)>,
+        limits: &Limits,
+        now_ms: i64,
     ) -> Vec<Message> {
-        let mut threads = self.threads.lock();
-        let conv = threads
+        let mut inner = self.inner.lock();
+        let conv = inner
+            .threads
             .entry(input.thread_id.clone())
             .or_insert_with(|| history.map(conversation_of).unwrap_or_default());
-        conv.state_limits = self.limits.state();
-        if let Some(r) = replaced {
-            conv.forget_run(&r.run_id, &r.produced);
+        conv.state_limits = limits.state();
+        if let Some((run_id, produced)) = replaced {
+            conv.forget_run(run_id, produced);
         }
-        start_conversation(conv, input, now_ms());
+        start_conversation(conv, input, now_ms);
         let messages = conv.messages.clone();
-        drop(threads);
-        let t = self.clock.fetch_add(1, Ordering::Relaxed);
-        self.recency.lock().insert(input.thread_id.clone(), t);
-        *self.latest_thread.lock() = Some(input.thread_id.clone());
+        inner.clock += 1;
+        let t = inner.clock;
+        inner.recency.insert(input.thread_id.clone(), t);
+        inner.latest = Some(input.thread_id.clone());
+        inner
+            .latest_by_owner
+            .insert(owner.clone(), input.thread_id.clone());
         messages
     }
 
-    /// Drop the conversations of the least recently run threads that have no run in progress,
-    /// beyond the `keep_idle` newest and beyond the configured bytes of idle threads (only with
-    /// a database, which keeps them). Called with the registry of active runs locked, so that
-    /// no one sees a run ended before its thread had the chance to leave.
-    pub(super) fn evict_idle_threads(&self, active: &HashMap<String, ActiveRun>) {
-        if self.store.is_none() {
-            return;
+    /// Apply `events` to the thread's conversation, then call `then` with the lock still held
+    /// (the observer hub numbers and sends the event there: see the module).
+    pub fn apply_then<R>(&self, thread_id: &str, events: &[Event], then: impl FnOnce() -> R) -> R {
+        let mut inner = self.inner.lock();
+        if !events.is_empty() {
+            let conv = inner.threads.entry(thread_id.to_string()).or_default();
+            for e in events {
+                conv.apply(e);
+            }
+            conv.warnings.clear();
         }
-        let busy: std::collections::HashSet<&String> =
-            active.values().map(|r| &r.thread_id).collect();
-        let latest = self.latest_thread.lock().clone();
-        let mut threads = self.threads.lock();
-        let mut recency = self.recency.lock();
-        let mut sizes = self.thread_bytes.lock();
-        let mut idle: Vec<(u64, String)> = threads
+        then()
+    }
+
+    /// Call `f` with the lock held: nothing is published meanwhile.
+    pub fn locked<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _inner = self.inner.lock();
+        f()
+    }
+
+    /// Copies of the conversations (of `thread_id` only, or of the `max` most recently run
+    /// threads), of `owner`'s threads only when given, and `seq()` read under the same lock.
+    pub fn snapshot(
+        &self,
+        thread_id: Option<&str>,
+        owner: Option<&User>,
+        max: usize,
+        seq: impl FnOnce() -> u64,
+    ) -> (u64, Vec<(String, Conversation)>) {
+        let inner = self.inner.lock();
+        let seq = seq();
+        let visible = |t: &str| owner.is_none_or(|o| inner.owners.get(t) == Some(o));
+        let convs = match thread_id {
+            Some(t) if !visible(t) => Vec::new(),
+            Some(t) => inner
+                .threads
+                .get(t)
+                .map(|c| vec![(t.to_string(), c.clone())])
+                .unwrap_or_default(),
+            None => {
+                // The most recently run visible threads only: a bounded copy, however many
+                // threads the server holds.
+                let mut recent: Vec<(u64, &String)> = inner
+                    .threads
+                    .keys()
+                    .filter(|k| visible(k))
+                    .map(|t| (inner.recency.get(t).copied().unwrap_or(0), t))
+                    .collect();
+                recent.sort_unstable_by(|a, b| b.cmp(a));
+                let mut v: Vec<_> = recent
+                    .into_iter()
+                    .take(max)
+                    .filter_map(|(_, t)| inner.threads.get(t).map(|c| (t.clone(), c.clone())))
+                    .collect();
+                v.sort_by(|a, b| a.0.cmp(&b.0));
+                v
+            }
+        };
+        (seq, convs)
+    }
+
+    /// The most recently started thread.
+    pub fn latest(&self) -> Option<String> {
+        self.inner.lock().latest.clone()
+    }
+
+    /// `user`'s most recently started thread.
+    pub fn latest_of(&self, user: &User) -> Option<String> {
+        self.inner.lock().latest_by_owner.get(user).cloned()
+    }
+
+    /// Ids of the threads in memory, sorted.
+    pub fn ids(&self) -> Vec<String> {
+        let mut v: Vec<_> = self.inner.lock().threads.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Remember the size of a thread's conversation (measured when its run ended).
+    pub fn record_size(&self, thread_id: &str, bytes: usize) {
+        self.inner.lock().bytes.insert(thread_id.to_string(), bytes);
+    }
+
+    /// Drop the conversations of the least recently run threads not in `busy`, beyond the
+    /// `keep_idle` newest and beyond `max_idle_bytes` of idle threads. Only with a database,
+    /// which keeps them.
+    pub fn evict_idle(&self, busy: &HashSet<&str>, max_idle_bytes: usize) {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        let latest = inner.latest.as_deref();
+        let mut idle: Vec<(u64, String)> = inner
+            .threads
             .keys()
-            .filter(|t| !busy.contains(*t) && latest.as_ref() != Some(*t))
-            .map(|t| (recency.get(t).copied().unwrap_or(0), t.clone()))
+            .filter(|t| !busy.contains(t.as_str()) && latest != Some(t.as_str()))
+            .map(|t| (inner.recency.get(t).copied().unwrap_or(0), t.clone()))
             .collect();
         let mut idle_bytes: usize = idle
             .iter()
-            .map(|(_, t)| sizes.get(t).copied().unwrap_or(0))
+            .map(|(_, t)| inner.bytes.get(t).copied().unwrap_or(0))
             .sum();
-        let mut excess = threads.len().saturating_sub(busy.len() + self.keep_idle);
-        if excess == 0 && idle_bytes <= self.limits.idle_threads_bytes {
+        let mut excess = inner
+            .threads
+            .len()
+            .saturating_sub(busy.len() + self.keep_idle);
+        if excess == 0 && idle_bytes <= max_idle_bytes {
             return;
         }
         idle.sort_unstable();
-        let mut owners = self.owners.lock();
         for (_, t) in idle {
-            if excess == 0 && idle_bytes <= self.limits.idle_threads_bytes {
+            if excess == 0 && idle_bytes <= max_idle_bytes {
                 break;
             }
-            threads.remove(&t);
-            recency.remove(&t);
+            inner.threads.remove(&t);
+            inner.recency.remove(&t);
             // The database keeps the owner of a thread that leaves memory.
-            owners.remove(&t);
-            idle_bytes = idle_bytes.saturating_sub(sizes.remove(&t).unwrap_or(0));
+            inner.owners.remove(&t);
+            idle_bytes = idle_bytes.saturating_sub(inner.bytes.remove(&t).unwrap_or(0));
             excess = excess.saturating_sub(1);
         }
     }
 }
 
+/// A stored thread's messages, state and render hints (once the writes still queued for it are
+/// committed: it may have just left memory).
+pub async fn stored_history(store: &Store, thread_id: &str) -> Option<History> {
+    store.flush().await;
+    match store.thread(thread_id).await {
+        Ok(Some(t)) => Some(History {
+            messages: t.messages,
+            state: t.state,
+            hints: t.render_hints,
+        }),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::error!(thread = %thread_id, "cannot read the thread's history: {e}");
+            None
+        }
+    }
+}
+
 /// A conversation holding a stored thread's messages, state and render hints.
-fn conversation_of(history: History) -> Conversation {
+pub fn conversation_of(history: History) -> Conversation {
     let mut conv = Conversation::default();
     conv.apply(&Event::from(EventKind::MessagesSnapshot {
         messages: history.messages,
@@ -135,10 +284,10 @@ fn conversation_of(history: History) -> Conversation {
     conv
 }
 
-/// Give `input` its thread's history when it carries none of it (see [`Runs::start`]). Linear
+/// Give `input` its thread's history when it carries none of it (see `Runs::start`). Linear
 /// in the number of messages.
-pub(super) fn merge_history(input: &mut RunAgentInput, history: &[Message], state: &Value) {
-    let history_ids: std::collections::HashSet<&str> = history.iter().map(|m| m.id()).collect();
+pub fn merge_history(input: &mut RunAgentInput, history: &[Message], state: &Value) {
+    let history_ids: HashSet<&str> = history.iter().map(|m| m.id()).collect();
     let known = |m: &Message| history_ids.contains(m.id());
     if !history.is_empty() && !input.messages.iter().any(known) {
         let mut all = history.to_vec();

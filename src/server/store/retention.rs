@@ -56,7 +56,7 @@ pub async fn retention_task(store: Store, keep: Duration) {
     let mut tick = tokio::time::interval(Duration::from_secs(3600));
     loop {
         tick.tick().await;
-        let cutoff = crate::server::runs::now_ms() - keep.as_millis() as i64;
+        let cutoff = crate::server::clock::now_ms() - keep.as_millis() as i64;
         match store.cleanup(cutoff).await {
             Ok((0, 0)) => {}
             Ok((events, threads)) => tracing::info!(

@@ -1,0 +1,132 @@
+//! The registry of runs in progress: each run's thread, owner, cancel handle and event log, and
+//! the limits on how many run at once (in total and per user).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::admit::{too_many_runs, too_many_runs_for_user};
+use super::log::RunLog;
+use crate::server::auth::User;
+use crate::server::error::ApiError;
+
+/// A run in progress.
+pub struct ActiveRun {
+    pub thread_id: String,
+    pub owner: User,
+    pub cancel: CancellationToken,
+    pub log: Arc<RunLog>,
+}
+
+/// How many runs may be in progress.
+#[derive(Clone, Copy)]
+pub struct Capacity {
+    pub total: usize,
+    pub per_user: usize,
+}
+
+#[derive(Default)]
+pub struct Registry {
+    active: Mutex<HashMap<String, ActiveRun>>,
+}
+
+impl Registry {
+    /// 409 when `run_id` is in progress; 429 when the server, or `owner`, already runs as many
+    /// runs as `capacity` allows.
+    pub fn check(&self, run_id: &str, owner: &User, capacity: Capacity) -> Result<(), ApiError> {
+        check(&self.active.lock(), run_id, owner, capacity)
+    }
+
+    /// Register `run` as `run_id` if [`Registry::check`] passes and `also` agrees, both
+    /// decided with the registry locked (two requests racing for the last slot, or for a new
+    /// thread id, cannot both win).
+    pub fn admit(
+        &self,
+        run_id: &str,
+        run: ActiveRun,
+        capacity: Capacity,
+        also: impl FnOnce() -> Result<(), ApiError>,
+    ) -> Result<(), ApiError> {
+        let mut active = self.active.lock();
+        check(&active, run_id, &run.owner, capacity)?;
+        also()?;
+        active.insert(run_id.to_string(), run);
+        Ok(())
+    }
+
+    /// The event log of a run in progress.
+    pub fn log(&self, run_id: &str) -> Option<Arc<RunLog>> {
+        self.active.lock().get(run_id).map(|r| r.log.clone())
+    }
+
+    /// The owner of a run in progress.
+    pub fn owner(&self, run_id: &str) -> Option<User> {
+        self.active.lock().get(run_id).map(|r| r.owner.clone())
+    }
+
+    pub fn contains(&self, run_id: &str) -> bool {
+        self.active.lock().contains_key(run_id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.active.lock().len()
+    }
+
+    /// Cancel runs by run id and/or thread id (both absent: every run), of `user` only when
+    /// given. Returns how many.
+    pub fn cancel(
+        &self,
+        run_id: Option<&str>,
+        thread_id: Option<&str>,
+        user: Option<&User>,
+    ) -> usize {
+        let active = self.active.lock();
+        let mut n = 0;
+        for (id, run) in active.iter() {
+            if user.is_some_and(|u| *u != run.owner) {
+                continue;
+            }
+            let hit = match (run_id, thread_id) {
+                (Some(r), _) => r == id,
+                (None, Some(t)) => t == run.thread_id,
+                (None, None) => true,
+            };
+            if hit {
+                run.cancel.cancel();
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Remove an ended run, then call `then` with the threads that still have a run in
+    /// progress, the registry still locked: no one sees the run ended before `then` is done.
+    pub fn remove(&self, run_id: &str, then: impl FnOnce(&HashSet<&str>)) {
+        let mut active = self.active.lock();
+        active.remove(run_id);
+        let busy: HashSet<&str> = active.values().map(|r| r.thread_id.as_str()).collect();
+        then(&busy);
+    }
+}
+
+fn check(
+    active: &HashMap<String, ActiveRun>,
+    run_id: &str,
+    owner: &User,
+    capacity: Capacity,
+) -> Result<(), ApiError> {
+    if active.contains_key(run_id) {
+        return Err(ApiError::Conflict(format!(
+            "run '{run_id}' is already in progress"
+        )));
+    }
+    if active.len() >= capacity.total {
+        return Err(too_many_runs(capacity.total));
+    }
+    if active.values().filter(|r| &r.owner == owner).count() >= capacity.per_user {
+        return Err(too_many_runs_for_user(capacity.per_user));
+    }
+    Ok(())
+}
