@@ -6,6 +6,7 @@
 //! the parse ignored is found by comparing the input with the event's own wire form, so the
 //! list of known fields lives in one place (the types) and is never restated here.
 
+use super::error::ProtocolError;
 use serde_json::{Map, Value};
 
 use super::event::{Event, EVENT_TYPES};
@@ -26,17 +27,27 @@ pub enum Enforced {
 
 /// Enforce the 1.1 processing rules on one wire event. Warnings are appended to `warnings`;
 /// `Err` is a fatal protocol error.
-pub fn enforce(mut value: Value, warnings: &mut Vec<String>) -> Result<Enforced, String> {
+pub fn enforce(mut value: Value, warnings: &mut Vec<String>) -> Result<Enforced, ProtocolError> {
     let Some(obj) = value.as_object_mut() else {
-        return Err(format!(
+        return Err(ProtocolError::Malformed(format!(
             "an event must be a JSON object, got {}",
             brief(&value)
-        ));
+        )));
     };
     let ty = match obj.get("type") {
         Some(Value::String(t)) => t.clone(),
-        Some(other) => return Err(format!("event type must be a string, got {}", brief(other))),
-        None => return Err(format!("event without a type: {}", brief(&value))),
+        Some(other) => {
+            return Err(ProtocolError::Malformed(format!(
+                "event type must be a string, got {}",
+                brief(other)
+            )))
+        }
+        None => {
+            return Err(ProtocolError::Malformed(format!(
+                "event without a type: {}",
+                brief(&value)
+            )))
+        }
     };
     if !EVENT_TYPES.contains(&ty.as_str()) {
         warnings.push(format!("dropped an event of unknown type '{ty}'"));
@@ -44,8 +55,12 @@ pub fn enforce(mut value: Value, warnings: &mut Vec<String>) -> Result<Enforced,
     }
     strip_unknown_members(&ty, obj, warnings)?;
     let original = value.clone();
-    let event = Event::from_value(value)
-        .map_err(|e| format!("malformed {ty} event: {e} (in {})", brief(&original)))?;
+    let event = Event::from_value(value).map_err(|e| {
+        ProtocolError::Malformed(format!(
+            "malformed {ty} event: {e} (in {})",
+            brief(&original)
+        ))
+    })?;
     let wire = event.to_value();
     let mut stripped = Vec::new();
     diff_stripped(&original, &wire, &mut String::new(), &mut stripped);
@@ -62,7 +77,7 @@ fn strip_unknown_members(
     ty: &str,
     obj: &mut Map<String, Value>,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), ProtocolError> {
     match ty {
         "RUN_FINISHED" => strip_unknown_outcome(obj, &RUN_OUTCOME_TYPES, warnings),
         "SUBAGENT_FINISHED" => strip_unknown_outcome(obj, &SUBAGENT_OUTCOME_TYPES, warnings),
@@ -142,7 +157,7 @@ fn strip_unknown_ops(
     obj: &mut Map<String, Value>,
     field: &str,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), ProtocolError> {
     let Some(Value::Array(ops)) = obj.get_mut(field) else {
         return Ok(());
     };
@@ -151,10 +166,10 @@ fn strip_unknown_ops(
         let (name, path) = match &op {
             Value::Object(o) => (o.get("op"), o.get("path")),
             other => {
-                return Err(format!(
+                return Err(ProtocolError::Malformed(format!(
                     "malformed patch operation at /{field}/{i}: expected an object, got {}",
                     brief(other)
-                ))
+                )))
             }
         };
         match (name, path) {
@@ -165,10 +180,10 @@ fn strip_unknown_ops(
                 "dropped patch operation with unknown op '{n}' at /{field}/{i}"
             )),
             _ => {
-                return Err(format!(
+                return Err(ProtocolError::Malformed(format!(
                 "malformed patch operation at /{field}/{i}: needs string 'op' and 'path', got {}",
                 brief(&op)
-            ))
+            )))
             }
         }
     }
@@ -224,7 +239,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(v: Value) -> (Result<Enforced, String>, Vec<String>) {
+    fn run(v: Value) -> (Result<Enforced, ProtocolError>, Vec<String>) {
         let mut w = Vec::new();
         (enforce(v, &mut w), w)
     }
@@ -280,6 +295,8 @@ mod tests {
     fn malformed_known_field_is_fatal_and_names_the_event() {
         let (r, _) = run(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": 5}));
         let err = r.unwrap_err();
+        assert!(matches!(err, ProtocolError::Malformed(_)));
+        let err = err.to_string();
         assert!(
             err.contains("TEXT_MESSAGE_CONTENT") && err.contains("delta"),
             "{err}"
@@ -289,7 +306,7 @@ mod tests {
     #[test]
     fn missing_required_field_is_fatal() {
         let (r, _) = run(json!({"type": "SUBAGENT_STARTED", "subagentRunId": "s"}));
-        assert!(r.unwrap_err().contains("name"));
+        assert!(r.unwrap_err().to_string().contains("name"));
     }
 
     #[test]

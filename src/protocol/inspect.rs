@@ -2,6 +2,7 @@
 //! events, or a conformance fixture), run it through the full client pipeline and build one JSON
 //! report. Pure, so the CLI, the tests and the browser share it.
 
+use super::error::ProtocolError;
 use serde_json::{json, Value};
 
 use super::compat::{parse_version, prepare_request, Version};
@@ -22,7 +23,7 @@ pub struct Inspection {
 }
 
 /// Detect the format: a JSON array of events, a conformance fixture, JSON Lines, or raw SSE.
-pub fn parse_recording(bytes: Vec<u8>) -> Result<Inspection, String> {
+pub fn parse_recording(bytes: Vec<u8>) -> Result<Inspection, ProtocolError> {
     let plain = |recording| Inspection {
         recording,
         input: None,
@@ -44,10 +45,9 @@ pub fn parse_recording(bytes: Vec<u8>) -> Result<Inspection, String> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                events.push(
-                    serde_json::from_str(line)
-                        .map_err(|e| format!("line {}: not a JSON event: {e}", n + 1))?,
-                );
+                events.push(serde_json::from_str(line).map_err(|e| {
+                    ProtocolError::Recording(format!("line {}: not a JSON event: {e}", n + 1))
+                })?);
             }
             return Ok(plain(Recording::Events(events)));
         }
@@ -64,13 +64,16 @@ fn looks_like_sse(text: &str) -> bool {
     })
 }
 
-fn fixture(v: Value) -> Result<Inspection, String> {
+fn fixture(v: Value) -> Result<Inspection, ProtocolError> {
     let stream = v["stream"].as_array().cloned().unwrap_or_default();
     let max = match v
         .pointer("/client/maxProtocolVersion")
         .and_then(Value::as_str)
     {
-        Some(s) => Some(parse_version(s).ok_or_else(|| format!("bad maxProtocolVersion '{s}'"))?),
+        Some(s) => Some(
+            parse_version(s)
+                .ok_or_else(|| ProtocolError::Recording(format!("bad maxProtocolVersion '{s}'")))?,
+        ),
         None => None,
     };
     // A fixture's run always has a request; its input carries only what the fixture asserts

@@ -6,6 +6,7 @@ pub mod chunks;
 pub mod compat;
 pub mod dialect;
 pub mod enforce;
+pub mod error;
 pub mod event;
 pub mod inspect;
 pub mod limits;

@@ -226,7 +226,7 @@ impl Pipeline {
             Ok(Enforced::Event(e)) => *e,
             Ok(Enforced::Dropped) => return Vec::new(),
             Err(e) => {
-                self.fail(e);
+                self.fail(e.to_string());
                 return Vec::new();
             }
         };
@@ -247,14 +247,14 @@ impl Pipeline {
         let expanded = match self.chunks.expand(event) {
             Ok(v) => v,
             Err(e) => {
-                self.fail(e);
+                self.fail(e.to_string());
                 return Vec::new();
             }
         };
         let mut out = Vec::with_capacity(expanded.len());
         for e in expanded {
             if let Err(err) = self.verifier.check(&e, &mut self.warnings) {
-                self.fail(err);
+                self.fail(err.to_string());
                 break;
             }
             if let EventKind::RunError { message, code, .. } = &e.kind {

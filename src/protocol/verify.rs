@@ -4,6 +4,7 @@
 //! Error wording follows the official TypeScript client where it has one, so messages read the
 //! same whichever client a user compares us with.
 
+use super::error::ProtocolError;
 use std::collections::{HashMap, HashSet};
 
 use super::compat::parse_version;
@@ -51,24 +52,24 @@ impl Verifier {
     }
 
     /// Check one event; warnings (never fatal) are appended to `warnings`.
-    pub fn check(&mut self, e: &Event, warnings: &mut Vec<String>) -> Result<(), String> {
+    pub fn check(&mut self, e: &Event, warnings: &mut Vec<String>) -> Result<(), ProtocolError> {
         let ty = e.type_name();
         match (&self.phase, &e.kind) {
             (Phase::BeforeFirst, EventKind::RunStarted { .. } | EventKind::RunError { .. }) => {}
             (Phase::BeforeFirst, _) => {
-                return Err(format!("First event must be 'RUN_STARTED' (got '{ty}')"))
+                return Err(ProtocolError::Violation(format!("First event must be 'RUN_STARTED' (got '{ty}')")))
             }
             (Phase::Finished, EventKind::RunStarted { .. } | EventKind::RunError { .. }) => {}
             (Phase::Finished, _) => {
-                return Err(format!(
+                return Err(ProtocolError::Violation(format!(
                     "Cannot send event type '{ty}': The run has already finished with 'RUN_FINISHED'. Start a new run with 'RUN_STARTED'."
-                ))
+                )))
             }
             (Phase::Errored, EventKind::RunStarted { .. }) => {}
             (Phase::Errored, _) => {
-                return Err(format!(
+                return Err(ProtocolError::Violation(format!(
                     "Cannot send event type '{ty}': The run has already errored with 'RUN_ERROR'. Start a new run with 'RUN_STARTED'."
-                ))
+                )))
             }
             (Phase::Running { .. }, _) => {}
         }
@@ -80,10 +81,10 @@ impl Verifier {
                 ..
             } => {
                 if self.is_running() {
-                    return Err(
+                    return Err(ProtocolError::Violation(
                         "Cannot send 'RUN_STARTED' while a run is still active. The previous run must be finished with 'RUN_FINISHED' first."
                             .into(),
-                    );
+                    ));
                 }
                 self.reset_items();
                 if let Some(v) = protocol_version {
@@ -96,9 +97,9 @@ impl Verifier {
             EventKind::RunFinished { run_id, .. } => {
                 if let Phase::Running { run_id: started } = &self.phase {
                     if started != run_id {
-                        return Err(format!(
+                        return Err(ProtocolError::Violation(format!(
                             "RUN_FINISHED runId '{run_id}' does not match the RUN_STARTED runId '{started}'"
-                        ));
+                        )));
                     }
                 }
                 for (what, open) in [
@@ -116,10 +117,10 @@ impl Verifier {
                     ("subagents", self.subagents_active.clone()),
                 ] {
                     if !open.is_empty() {
-                        return Err(format!(
+                        return Err(ProtocolError::Violation(format!(
                             "Cannot send 'RUN_FINISHED' while {what} are still active: {}",
                             open.join(", ")
-                        ));
+                        )));
                     }
                 }
                 self.phase = Phase::Finished;
@@ -184,26 +185,26 @@ impl Verifier {
             EventKind::StepStarted { step_name } => {
                 let fresh = self.steps.insert((lane.clone(), step_name.clone()));
                 if !fresh {
-                    return Err(format!(
+                    return Err(ProtocolError::Violation(format!(
                         "Step \"{step_name}\" is already active for 'STEP_STARTED'"
-                    ));
+                    )));
                 }
             }
             EventKind::StepFinished { step_name } => {
                 let was_active = self.steps.remove(&(lane.clone(), step_name.clone()));
                 if !was_active {
-                    return Err(format!(
+                    return Err(ProtocolError::Violation(format!(
                         "Cannot send 'STEP_FINISHED' for step \"{step_name}\" that was not started"
-                    ));
+                    )));
                 }
             }
             EventKind::SubagentStarted {
                 subagent_run_id, ..
             } => {
                 if !self.subagents_seen.insert(subagent_run_id.clone()) {
-                    return Err(format!(
+                    return Err(ProtocolError::Violation(format!(
                         "Subagent run '{subagent_run_id}' was already started; subagentRunId values must be unique"
-                    ));
+                    )));
                 }
                 self.subagents_active.push(subagent_run_id.clone());
             }
@@ -218,9 +219,9 @@ impl Verifier {
                     .iter()
                     .position(|s| s == subagent_run_id)
                 else {
-                    return Err(format!(
+                    return Err(ProtocolError::Violation(format!(
                         "Cannot send '{ty}' for subagent run '{subagent_run_id}' that was not started or already ended"
-                    ));
+                    )));
                 };
                 self.subagents_active.remove(pos);
             }
@@ -314,11 +315,11 @@ fn open(
     lane: &Option<String>,
     what: &str,
     ty: &str,
-) -> Result<(), String> {
+) -> Result<(), ProtocolError> {
     if items.contains_key(id) {
-        return Err(format!(
+        return Err(ProtocolError::Violation(format!(
             "Cannot send '{ty}' event: A {what} with ID '{id}' is already in progress. Complete it first."
-        ));
+        )));
     }
     items.insert(id.to_string(), lane.clone());
     Ok(())
@@ -330,15 +331,15 @@ fn continuing(
     lane: &Option<String>,
     what: &str,
     ty: &str,
-) -> Result<(), String> {
+) -> Result<(), ProtocolError> {
     match items.get(id) {
-        None => Err(format!(
+        None => Err(ProtocolError::Violation(format!(
             "Cannot send '{ty}' event: No active {what} found with ID '{id}'. A start event must be sent first."
-        )),
+        ))),
         Some(opener) => match (opener, lane) {
-            (Some(a), Some(b)) if a != b => Err(format!(
+            (Some(a), Some(b)) if a != b => Err(ProtocolError::Violation(format!(
                 "'{ty}' for {what} '{id}' has subagentRunId '{b}', which does not match its opener's '{a}'"
-            )),
+            ))),
             _ => Ok(()),
         },
     }

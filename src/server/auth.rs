@@ -92,7 +92,7 @@ impl Auth {
 
     /// The accounts of `--auth-token` (one user, [`TOKEN_USER`]) and of the `--users` file's
     /// text; neither: no authentication.
-    pub fn new(token: Option<&str>, users: Option<&str>) -> Result<Self, String> {
+    pub fn new(token: Option<&str>, users: Option<&str>) -> Result<Self, AuthError> {
         let mut accounts = Vec::new();
         if let Some(text) = users {
             accounts = parse_users(text)?;
@@ -100,13 +100,11 @@ impl Auth {
         // An empty token is a secret that was not set (`AGUI_AUTH_TOKEN=` in a unit file):
         // refusing to start beats serving everything to everyone.
         if token.is_some_and(|t| t.trim().is_empty()) {
-            return Err("--auth-token is empty: set a token, or leave the option out".into());
+            return Err(AuthError::EmptyToken);
         }
         if let Some(token) = token {
             if accounts.iter().any(|a| &*a.name == TOKEN_USER) {
-                return Err(format!(
-                    "the users file names '{TOKEN_USER}', the user of --auth-token"
-                ));
+                return Err(AuthError::TokenUserListed);
             }
             accounts.push(Account {
                 name: TOKEN_USER.into(),
@@ -185,20 +183,23 @@ impl Auth {
 }
 
 /// Parse a users file: `NAME:sha256:HEX` per line, `#` comments and blank lines ignored.
-fn parse_users(text: &str) -> Result<Vec<Account>, String> {
+fn parse_users(text: &str) -> Result<Vec<Account>, AuthError> {
     let mut accounts: Vec<Account> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |why: &str| format!("users file, line {}: {why}", n + 1);
+        let bad = |why: &str| AuthError::UsersLine {
+            line: n + 1,
+            why: why.to_string(),
+        };
         let mut parts = line.splitn(3, ':');
         let (name, algo, hex) = match (parts.next(), parts.next(), parts.next()) {
             (Some(n), Some(a), Some(h)) => (n.trim(), a.trim(), h.trim()),
             _ => return Err(bad("expected NAME:sha256:HEX")),
         };
-        check_name(name).map_err(|e| bad(&e))?;
+        check_name(name).map_err(|e| bad(&e.to_string()))?;
         if algo != "sha256" {
             return Err(bad("only sha256 hashes are supported"));
         }
@@ -214,19 +215,32 @@ fn parse_users(text: &str) -> Result<Vec<Account>, String> {
     Ok(accounts)
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), AuthError> {
     if name.is_empty() || name.len() > 64 {
-        return Err("a user name is 1 to 64 characters".into());
+        return Err(AuthError::NameLength);
     }
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "-_.@+".contains(c))
     {
-        return Err(format!(
-            "'{name}': a user name may use letters, digits and - _ . @ +"
-        ));
+        return Err(AuthError::NameCharacters(name.to_string()));
     }
     Ok(())
+}
+
+/// Why the accounts (`--auth-token`, `--users`) cannot be used: the server does not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    #[error("--auth-token is empty: set a token, or leave the option out")]
+    EmptyToken,
+    #[error("the users file names '{TOKEN_USER}', the user of --auth-token")]
+    TokenUserListed,
+    #[error("users file, line {line}: {why}")]
+    UsersLine { line: usize, why: String },
+    #[error("a user name is 1 to 64 characters")]
+    NameLength,
+    #[error("'{0}': a user name may use letters, digits and - _ . @ +")]
+    NameCharacters(String),
 }
 
 fn parse_hex32(hex: &str) -> Option<[u8; 32]> {

@@ -10,6 +10,28 @@ use crate::protocol::compat::parse_version;
 use crate::protocol::inspect::{inspect, parse_recording, Inspection};
 
 use super::config::InspectArgs;
+use crate::protocol::error::ProtocolError;
+
+/// Why a recording could not be inspected (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    #[error("cannot read {what}: {source}")]
+    Read {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not JSON: {source}")]
+    InputNotJson {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("--max-protocol-version: cannot parse '{0}'")]
+    BadVersion(String),
+    #[error(transparent)]
+    Recording(#[from] ProtocolError),
+}
 
 /// The CLI entry point.
 pub fn run(args: InspectArgs) -> ExitCode {
@@ -36,33 +58,41 @@ pub fn run(args: InspectArgs) -> ExitCode {
     }
 }
 
-fn load(args: &InspectArgs) -> Result<Inspection, String> {
+fn load(args: &InspectArgs) -> Result<Inspection, InspectError> {
+    let read = |p: &std::path::Path| {
+        std::fs::read(p).map_err(|source| InspectError::Read {
+            what: p.display().to_string(),
+            source,
+        })
+    };
     let bytes = match args.file.as_deref() {
         None => read_stdin()?,
         Some(p) if p.as_os_str() == "-" => read_stdin()?,
-        Some(p) => std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+        Some(p) => read(p)?,
     };
     let mut inspection = parse_recording(bytes)?;
     if let Some(path) = &args.input {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+        let v: Value =
+            serde_json::from_slice(&read(path)?).map_err(|source| InspectError::InputNotJson {
+                path: path.display().to_string(),
+                source,
+            })?;
         inspection.input = Some(v);
     }
     if let Some(v) = &args.max_protocol_version {
-        inspection.max_protocol_version = Some(
-            parse_version(v)
-                .ok_or_else(|| format!("--max-protocol-version: cannot parse '{v}'"))?,
-        );
+        let version = parse_version(v).ok_or_else(|| InspectError::BadVersion(v.clone()))?;
+        inspection.max_protocol_version = Some(version);
     }
     Ok(inspection)
 }
 
-fn read_stdin() -> Result<Vec<u8>, String> {
+fn read_stdin() -> Result<Vec<u8>, InspectError> {
     let mut buf = Vec::new();
     std::io::stdin()
         .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+        .map_err(|source| InspectError::Read {
+            what: "standard input".into(),
+            source,
+        })?;
     Ok(buf)
 }

@@ -31,6 +31,7 @@ use serde_json::json;
 use crate::ui::app::{shell, App};
 use agents::{AgentRegistry, RunSettings};
 use config::ServeArgs;
+use error::StartupError;
 use runs::Runs;
 
 /// Everything a handler may need.
@@ -136,28 +137,39 @@ impl ServerConfig {
 impl AppState {
     /// State for the given arguments: the agents they name, the database opened (and runs a
     /// previous process left in progress marked interrupted).
-    pub async fn new(args: &ServeArgs) -> Result<Self, String> {
+    pub async fn new(args: &ServeArgs) -> Result<Self, StartupError> {
         let mut agents = AgentRegistry::default();
         for id in &args.agents {
             match id.trim() {
                 "demo" => agents.insert(Arc::new(agents::demo::DemoAgent)),
                 "" => {}
-                other => return Err(format!("unknown agent '{other}' (available: demo)")),
+                other => return Err(StartupError::UnknownAgent(other.to_string())),
             }
         }
+        let http_client = |flag: &'static str, id: &str| {
+            let id = id.to_string();
+            move |source| StartupError::HttpClient { flag, id, source }
+        };
         for spec in &args.llm {
-            agents.insert(Arc::new(agents::llm::LlmAgent::new(spec.clone())?));
+            let agent =
+                agents::llm::LlmAgent::new(spec.clone()).map_err(http_client("--llm", &spec.id))?;
+            agents.insert(Arc::new(agent));
         }
         for spec in &args.proxy {
-            agents.insert(Arc::new(agents::proxy::ProxyAgent::new(spec.clone())?));
+            let agent = agents::proxy::ProxyAgent::new(spec.clone())
+                .map_err(http_client("--proxy", &spec.id))?;
+            agents.insert(Arc::new(agent));
         }
-        let users = match &args.users {
-            Some(path) => Some(
-                std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read the users file '{}': {e}", path.display()))?,
-            ),
-            None => None,
-        };
+        let users =
+            match &args.users {
+                Some(path) => Some(std::fs::read_to_string(path).map_err(|source| {
+                    StartupError::UsersFile {
+                        path: path.display().to_string(),
+                        source,
+                    }
+                })?),
+                None => None,
+            };
         let auth = auth::Auth::new(args.auth_token.as_deref(), users.as_deref())?;
         let store = store::Store::open(&args.db).await?;
         match store.recover(clock::now_ms()).await {
@@ -165,7 +177,12 @@ impl AppState {
             Ok(n) => tracing::warn!(
                 "{n} run(s) were in progress when the server stopped; marked interrupted"
             ),
-            Err(e) => return Err(format!("cannot recover the database '{}': {e}", args.db)),
+            Err(source) => {
+                return Err(StartupError::Recover {
+                    path: args.db.clone(),
+                    source,
+                })
+            }
         }
         let leptos_options = leptos_options();
         let mut config = ServerConfig::from_args(args);

@@ -150,10 +150,7 @@ impl Runs {
             .check(&input.run_id, &owner, self.capacity())?;
         let stored_owner = self.check_owner(&input, &owner).await?;
         if let Some(store) = &self.store {
-            let known = store
-                .run(&input.run_id)
-                .await
-                .map_err(|e| ApiError::Internal(format!("database error: {e}")))?;
+            let known = store.run(&input.run_id).await?;
             if let Some(run) = known {
                 if run.thread_id != input.thread_id {
                     return Err(ApiError::Conflict(format!(
@@ -164,9 +161,7 @@ impl Runs {
             }
         }
         // Before anything is stored: a refused request leaves no run behind.
-        agent
-            .check_input(&input, &settings)
-            .map_err(ApiError::Unprocessable)?;
+        agent.check_input(&input, &settings)?;
         let history = self.history(&input.thread_id).await;
         // Merging a long history is CPU work: off the async workers, so other clients (and
         // `/healthz`) are served meanwhile.

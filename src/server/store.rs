@@ -21,11 +21,13 @@ use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadView};
 
+mod error;
 mod lock;
 mod ops;
 mod recover;
 pub mod retention;
 mod writer;
+pub use error::StoreError;
 use lock::lock_database;
 pub use ops::Committed;
 use ops::Op;
@@ -52,7 +54,7 @@ pub type StoredEvents = Vec<(u64, String)>;
 impl Store {
     /// Open (creating if missing) the database at `path`, or an in-memory one for `:memory:`,
     /// and bring its schema up to date.
-    pub async fn open(path: &str) -> Result<Store, String> {
+    pub async fn open(path: &str) -> Result<Store, StoreError> {
         let memory = path == ":memory:" || path.is_empty();
         let lock = if memory {
             None
@@ -60,7 +62,7 @@ impl Store {
             Some(lock_database(path)?)
         };
         let options = if memory {
-            SqliteConnectOptions::from_str("sqlite::memory:").map_err(|e| e.to_string())?
+            SqliteConnectOptions::from_str("sqlite::memory:")?
         } else {
             SqliteConnectOptions::new()
                 .filename(path)
@@ -86,11 +88,17 @@ impl Store {
             })
             .connect_with(options)
             .await
-            .map_err(|e| format!("cannot open the database '{path}': {e}"))?;
+            .map_err(|source| StoreError::Open {
+                path: path.into(),
+                source,
+            })?;
         sqlx::migrate!("./migrations")
             .run(&pool)
             .await
-            .map_err(|e| format!("cannot migrate the database '{path}': {e}"))?;
+            .map_err(|source| StoreError::Migrate {
+                path: path.into(),
+                source,
+            })?;
         let (tx, rx) = mpsc::channel(QUEUE);
         tokio::spawn(writer(pool.clone(), rx));
         Ok(Store {
@@ -218,7 +226,7 @@ impl Store {
         &self,
         owner: &str,
         limit: usize,
-    ) -> Result<Vec<ThreadSummary>, sqlx::Error> {
+    ) -> Result<Vec<ThreadSummary>, StoreError> {
         let rows = sqlx::query(
             "SELECT t.id, t.title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
              r.id AS run_id, r.thread_id AS run_thread, r.agent_id AS run_agent, r.status, \
@@ -252,23 +260,23 @@ impl Store {
     }
 
     /// Who owns a thread (None: no such thread).
-    pub async fn thread_owner(&self, id: &str) -> Result<Option<String>, sqlx::Error> {
-        sqlx::query_scalar("SELECT owner FROM threads WHERE id = ?")
+    pub async fn thread_owner(&self, id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT owner FROM threads WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
-            .await
+            .await?)
     }
 
     /// Who owns a run (None: no such run).
-    pub async fn run_owner(&self, run_id: &str) -> Result<Option<String>, sqlx::Error> {
-        sqlx::query_scalar("SELECT owner FROM runs WHERE id = ?")
+    pub async fn run_owner(&self, run_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT owner FROM runs WHERE id = ?")
             .bind(run_id)
             .fetch_optional(&self.pool)
-            .await
+            .await?)
     }
 
     /// One thread as stored (its messages and state as of its last run start or end).
-    pub async fn thread(&self, id: &str) -> Result<Option<ThreadView>, sqlx::Error> {
+    pub async fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
         let Some(row) = sqlx::query(
             "SELECT id, title, agent_id, created_at, updated_at, messages, state, render_hints \
              FROM threads WHERE id = ?",
@@ -300,7 +308,7 @@ impl Store {
         &self,
         thread_id: &str,
         last_only: bool,
-    ) -> Result<Vec<RunSummary>, sqlx::Error> {
+    ) -> Result<Vec<RunSummary>, StoreError> {
         let sql = if last_only {
             "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
              (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
@@ -318,12 +326,12 @@ impl Store {
     }
 
     /// A thread's most recent run.
-    pub async fn last_run(&self, thread_id: &str) -> Result<Option<RunSummary>, sqlx::Error> {
+    pub async fn last_run(&self, thread_id: &str) -> Result<Option<RunSummary>, StoreError> {
         Ok(self.runs_of(thread_id, true).await?.pop())
     }
 
     /// One run.
-    pub async fn run(&self, run_id: &str) -> Result<Option<RunSummary>, sqlx::Error> {
+    pub async fn run(&self, run_id: &str) -> Result<Option<RunSummary>, StoreError> {
         let row = sqlx::query(
             "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
              (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
@@ -336,7 +344,7 @@ impl Store {
     }
 
     /// The input a run's agent ran with.
-    pub async fn run_input(&self, run_id: &str) -> Result<Option<RunAgentInput>, sqlx::Error> {
+    pub async fn run_input(&self, run_id: &str) -> Result<Option<RunAgentInput>, StoreError> {
         let row = sqlx::query("SELECT input FROM runs WHERE id = ?")
             .bind(run_id)
             .fetch_optional(&self.pool)
@@ -353,7 +361,7 @@ impl Store {
         run_id: &str,
         after: u64,
         limit: u64,
-    ) -> Result<StoredEvents, sqlx::Error> {
+    ) -> Result<StoredEvents, StoreError> {
         // SQLite integers are signed: a position past i64::MAX would wrap to a negative one
         // and select every event.
         let Ok(after) = i64::try_from(after) else {
@@ -389,7 +397,7 @@ pub fn start_conversation(conv: &mut Conversation, input: &RunAgentInput, now: i
     conv.warnings.clear();
 }
 
-fn run_summary(row: &sqlx::sqlite::SqliteRow) -> Result<RunSummary, sqlx::Error> {
+fn run_summary(row: &sqlx::sqlite::SqliteRow) -> Result<RunSummary, StoreError> {
     run_summary_from(row, "id", "thread_id", "agent_id")
 }
 
@@ -400,7 +408,7 @@ fn run_summary_from(
     id: &str,
     thread: &str,
     agent: &str,
-) -> Result<RunSummary, sqlx::Error> {
+) -> Result<RunSummary, StoreError> {
     let run_id: String = row.try_get(id)?;
     let status: String = row.try_get("status")?;
     Ok(RunSummary {

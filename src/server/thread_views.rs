@@ -17,10 +17,7 @@ pub async fn thread_list(state: &AppState, user: &User) -> Result<ThreadList, Ap
         return Ok(ThreadList { threads: vec![] });
     };
     store.flush().await;
-    let threads = store
-        .threads(user.name(), THREAD_LIST_LIMIT)
-        .await
-        .map_err(db_error)?;
+    let threads = store.threads(user.name(), THREAD_LIST_LIMIT).await?;
     Ok(ThreadList { threads })
 }
 
@@ -38,7 +35,7 @@ pub async fn thread_view(
     let stored = match state.runs.store() {
         Some(store) => {
             store.flush().await;
-            store.thread(id).await.map_err(db_error)?
+            store.thread(id).await?
         }
         None => None,
     };
@@ -63,8 +60,4 @@ pub async fn thread_view(
         }),
         (None, None) => None,
     })
-}
-
-fn db_error(e: sqlx::Error) -> ApiError {
-    ApiError::Internal(format!("database error: {e}"))
 }

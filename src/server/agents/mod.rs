@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use super::runs::context::{
-    Agent, AgentError, AgentInfo, RunContext, RunEnd, RunSettings, DEFAULT_LLM_IMAGE_SCHEMES,
+    Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings,
+    DEFAULT_LLM_IMAGE_SCHEMES,
 };
 
 /// The agents served here, by id.

@@ -26,41 +26,50 @@ pub struct Key {
 
 impl AgentSpec {
     /// Split and check `spec` for `flag` (e.g. `--llm`), accepting the option `keys`.
-    pub fn parse(flag: &str, spec: &str, keys: &[Key]) -> Result<Self, String> {
+    pub fn parse(flag: &'static str, spec: &str, keys: &[Key]) -> Result<Self, SpecError> {
         let known = keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", ");
         let grammar = format!("ID=URL[,KEY=VALUE]… (keys: {known})");
         let spec = spec.trim();
         if spec.is_empty() {
-            return Err(format!("{flag}: the spec is empty; expected {grammar}"));
+            return Err(SpecError::Empty { flag, grammar });
         }
         let Some((id, rest)) = spec.split_once('=') else {
-            return Err(format!("{flag} '{}': expected {grammar}", brief(spec)));
+            let spec = brief(spec);
+            return Err(SpecError::NoId {
+                flag,
+                spec,
+                grammar,
+            });
         };
         let id = id.trim();
         if id.is_empty() {
-            return Err(format!("{flag}: the agent id before '=' is empty"));
+            return Err(SpecError::EmptyId { flag });
         }
         if !id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         {
-            return Err(format!(
-                "{flag} '{}': the agent id may contain only ASCII letters, digits, '-', '_' and '.'",
-                brief(id)
-            ));
+            let id = brief(id);
+            return Err(SpecError::BadId { flag, id });
         }
+        let bad = |problem: Problem| SpecError::Option {
+            flag,
+            id: id.to_string(),
+            problem,
+        };
         let mut parts = rest.split(',');
         let url_text = parts.next().unwrap_or("").trim();
-        let url = Url::parse(url_text)
-            .map_err(|e| format!("{flag} '{id}': '{}' is not a URL ({e})", brief(url_text)))?;
+        let url = Url::parse(url_text).map_err(|e| {
+            bad(Problem::NotAUrl {
+                url: brief(url_text),
+                reason: e.to_string(),
+            })
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!(
-                "{flag} '{id}': the URL must be http:// or https:// (got '{}')",
-                brief(url.scheme())
-            ));
+            return Err(bad(Problem::Scheme(brief(url.scheme()))));
         }
         if url.host_str().is_none_or(str::is_empty) {
-            return Err(format!("{flag} '{id}': the URL has no host"));
+            return Err(bad(Problem::NoHost));
         }
         let mut options: Vec<(String, String)> = Vec::new();
         for part in parts {
@@ -69,23 +78,23 @@ impl AgentSpec {
                 continue;
             }
             let Some((k, v)) = part.split_once('=') else {
-                return Err(format!(
-                    "{flag} '{id}': '{}' is not KEY=VALUE (keys: {known}; values cannot contain ',')",
-                    brief(part)
-                ));
+                return Err(bad(Problem::NotKeyValue {
+                    part: brief(part),
+                    known,
+                }));
             };
             let (k, v) = (k.trim(), v.trim());
             let Some(key) = keys.iter().find(|key| key.name == k) else {
-                return Err(format!(
-                    "{flag} '{id}': unknown key '{}' (keys: {known})",
-                    brief(k)
-                ));
+                return Err(bad(Problem::UnknownKey {
+                    key: brief(k),
+                    known,
+                }));
             };
             if !key.repeats && options.iter().any(|(o, _)| o == k) {
-                return Err(format!("{flag} '{id}': '{k}' is given twice"));
+                return Err(bad(Problem::Twice(k.to_string())));
             }
             if v.is_empty() {
-                return Err(format!("{flag} '{id}': '{k}' has an empty value"));
+                return Err(bad(Problem::EmptyValue(k.to_string())));
             }
             options.push((k.to_string(), v.to_string()));
         }
@@ -102,6 +111,65 @@ impl AgentSpec {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A spec clap refuses, with the flag, the agent id when known, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("{flag}: the spec is empty; expected {grammar}")]
+    Empty { flag: &'static str, grammar: String },
+    #[error("{flag} '{spec}': expected {grammar}")]
+    NoId {
+        flag: &'static str,
+        spec: String,
+        grammar: String,
+    },
+    #[error("{flag}: the agent id before '=' is empty")]
+    EmptyId { flag: &'static str },
+    #[error(
+        "{flag} '{id}': the agent id may contain only ASCII letters, digits, '-', '_' and '.'"
+    )]
+    BadId { flag: &'static str, id: String },
+    /// The spec of agent `id` has a bad URL or option.
+    #[error("{flag} '{id}': {problem}")]
+    Option {
+        flag: &'static str,
+        id: String,
+        problem: Problem,
+    },
+}
+
+/// What is wrong with a spec's URL or options.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    #[error("'{url}' is not a URL ({reason})")]
+    NotAUrl { url: String, reason: String },
+    #[error("the URL must be http:// or https:// (got '{0}')")]
+    Scheme(String),
+    #[error("the URL has no host")]
+    NoHost,
+    #[error("'{part}' is not KEY=VALUE (keys: {known}; values cannot contain ',')")]
+    NotKeyValue { part: String, known: String },
+    #[error("unknown key '{key}' (keys: {known})")]
+    UnknownKey { key: String, known: String },
+    #[error("'{0}' is given twice")]
+    Twice(String),
+    #[error("'{0}' has an empty value")]
+    EmptyValue(String),
+    /// A value the flag cannot use (its own rules: `--llm`'s `tools`, `--proxy`'s headers…).
+    #[error("{0}")]
+    Value(String),
+}
+
+impl AgentSpec {
+    /// The error for a value of this spec that its flag cannot use.
+    pub fn bad_value(&self, flag: &'static str, why: String) -> SpecError {
+        SpecError::Option {
+            flag,
+            id: self.id.clone(),
+            problem: Problem::Value(why),
+        }
     }
 }
 
@@ -156,13 +224,15 @@ mod tests {
             ("a=http://h/,model=x,model=y", "given twice"),
             ("a=http://h/,model=", "empty value"),
         ] {
-            let err = AgentSpec::parse("--x", spec, KEYS).unwrap_err();
+            let err = AgentSpec::parse("--x", spec, KEYS).unwrap_err().to_string();
             assert!(err.starts_with("--x"), "{spec}: {err}");
             assert!(err.contains(want), "{spec}: {err}");
         }
         assert!(AgentSpec::parse("--x", "a=http://h/,header=A:1,header=B:2", KEYS).is_ok());
         let long = "k".repeat(500);
-        let err = AgentSpec::parse("--x", &format!("a=http://h/,{long}"), KEYS).unwrap_err();
+        let err = AgentSpec::parse("--x", &format!("a=http://h/,{long}"), KEYS)
+            .unwrap_err()
+            .to_string();
         assert!(!err.contains(&long), "{err}");
     }
 }

@@ -56,13 +56,8 @@ async fn run(
     }
     let store = state.runs.store().ok_or_else(missing)?;
     store.flush().await;
-    let db = |e: sqlx::Error| ApiError::Internal(format!("database error: {e}"));
-    let run = store.run(&run_id).await.map_err(db)?.ok_or_else(missing)?;
-    let input = store
-        .run_input(&run_id)
-        .await
-        .map_err(db)?
-        .ok_or_else(missing)?;
+    let run = store.run(&run_id).await?.ok_or_else(missing)?;
+    let input = store.run_input(&run_id).await?.ok_or_else(missing)?;
     Ok(Json(RunDetail { run, input }))
 }
 

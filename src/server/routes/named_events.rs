@@ -24,6 +24,7 @@ use crate::protocol::types::{
 };
 use crate::server::auth::User;
 use crate::server::named_encoder::Encoder;
+use crate::server::runs::context::InputError;
 use crate::server::stream::sse_response;
 use crate::server::AppState;
 
@@ -95,9 +96,11 @@ pub enum BlockKind {
 /// get ids `msg-<n>`, content blocks become content parts, and `model_id` /
 /// `enable_deep_thinking` ride along as `forwardedProps.modelId` / `.enableDeepThinking`.
 /// Err: why the request is not acceptable.
-pub fn to_run_input(req: StreamRequest, run_id: String) -> Result<RunAgentInput, String> {
+pub fn to_run_input(req: StreamRequest, run_id: String) -> Result<RunAgentInput, InputError> {
     if req.messages.is_empty() {
-        return Err("`messages` must contain at least one message".into());
+        return Err(InputError(
+            "`messages` must contain at least one message".into(),
+        ));
     }
     let thread_id = req
         .thread_id
@@ -140,7 +143,7 @@ pub fn to_run_input(req: StreamRequest, run_id: String) -> Result<RunAgentInput,
     Ok(input)
 }
 
-fn user_content(content: StreamContent, at: &str) -> Result<Content, String> {
+fn user_content(content: StreamContent, at: &str) -> Result<Content, InputError> {
     let blocks = match content {
         StreamContent::Text(s) => return Ok(Content::Text(s)),
         StreamContent::Blocks(b) => b,
@@ -154,11 +157,11 @@ fn user_content(content: StreamContent, at: &str) -> Result<Content, String> {
 }
 
 /// One content block as a 1.1 part: inline `data` wins over `url`; `file` is a document.
-fn part(block: ContentBlock, at: &str) -> Result<ContentPart, String> {
+fn part(block: ContentBlock, at: &str) -> Result<ContentPart, InputError> {
     if block.kind == BlockKind::Text {
         let text = block
             .text
-            .ok_or_else(|| format!("{at}: a text block needs `text`"))?;
+            .ok_or_else(|| InputError(format!("{at}: a text block needs `text`")))?;
         return Ok(ContentPart::Text(TextPart {
             text,
             id: None,
@@ -176,7 +179,11 @@ fn part(block: ContentBlock, at: &str) -> Result<ContentPart, String> {
             value,
             mime_type: block.mime_type,
         },
-        (None, None) => return Err(format!("{at}: a media block needs `url` or `data`")),
+        (None, None) => {
+            return Err(InputError(format!(
+                "{at}: a media block needs `url` or `data`"
+            )))
+        }
     };
     let media = MediaPart {
         source,
@@ -191,17 +198,19 @@ fn part(block: ContentBlock, at: &str) -> Result<ContentPart, String> {
 }
 
 /// System and assistant messages are text only in 1.1: text blocks joined by newlines.
-fn plain_text(content: StreamContent, at: &str) -> Result<String, String> {
+fn plain_text(content: StreamContent, at: &str) -> Result<String, InputError> {
     match content {
         StreamContent::Text(s) => Ok(s),
         StreamContent::Blocks(blocks) => blocks
             .into_iter()
             .map(|b| match (b.kind, b.text) {
                 (BlockKind::Text, Some(t)) => Ok(t),
-                (BlockKind::Text, None) => Err(format!("{at}: a text block needs `text`")),
-                _ => Err(format!(
+                (BlockKind::Text, None) => {
+                    Err(InputError(format!("{at}: a text block needs `text`")))
+                }
+                _ => Err(InputError(format!(
                     "{at}: only user messages may carry image, audio or file blocks"
-                )),
+                ))),
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|v| v.join("\n")),
@@ -247,7 +256,7 @@ async fn stream(
     };
     let input = match to_run_input(request, format!("run-{}", uuid::Uuid::new_v4())) {
         Ok(i) => i,
-        Err(e) => return bad_request("invalid_request", e),
+        Err(e) => return bad_request("invalid_request", e.to_string()),
     };
     let mut encoder = Encoder::new(input.thread_id.clone());
     match state
@@ -271,7 +280,7 @@ mod tests {
 
     fn parse(v: Value) -> Result<RunAgentInput, String> {
         let req: StreamRequest = serde_json::from_value(v).map_err(|e| e.to_string())?;
-        to_run_input(req, "run-1".into())
+        to_run_input(req, "run-1".into()).map_err(|e| e.to_string())
     }
 
     #[test]

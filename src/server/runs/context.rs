@@ -117,10 +117,19 @@ pub trait Agent: Send + Sync + 'static {
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>>;
     /// Refuse, before any stream starts (422), input this agent must not pass on: the message
     /// says which part and why. Most agents take any valid input.
-    fn check_input(&self, _input: &RunAgentInput, _settings: &RunSettings) -> Result<(), String> {
+    fn check_input(
+        &self,
+        _input: &RunAgentInput,
+        _settings: &RunSettings,
+    ) -> Result<(), InputError> {
         Ok(())
     }
 }
+
+/// Input an agent refuses before any stream starts (answered 422 with this text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
 
 /// `--llm-image-schemes` by default: inline data and TLS URLs, nothing that reaches a local
 /// file or a plain-HTTP (metadata, intranet) service through the model server.
@@ -246,7 +255,7 @@ impl RunContext {
             tracing::error!(run = %self.input.run_id, "agent broke the protocol: {e}");
             return Err(AgentError::failed(
                 crate::wire::RunErrorCode::AgentProtocolError,
-                e,
+                e.to_string(),
             ));
         }
         self.sink.send(event).await

@@ -1,6 +1,7 @@
 //! One server per database file: an exclusive OS lock on `<db>.lock`, released when the
 //! process dies however it dies, shared by a second opening within the same process.
 
+use super::error::StoreError;
 use std::sync::Arc;
 
 /// The lock files this process holds, by canonical path: a second `Store::open` of the same
@@ -16,7 +17,7 @@ static HELD_LOCKS: std::sync::LazyLock<
 /// Take the database's lock file: one server per database file. A second one would take the
 /// first one's runs in progress for a crash's leftovers and mark them interrupted. The lock is
 /// the operating system's (released when the process dies, however it dies).
-pub(super) fn lock_database(path: &str) -> Result<Arc<std::fs::File>, String> {
+pub(super) fn lock_database(path: &str) -> Result<Arc<std::fs::File>, StoreError> {
     use std::io::{Read, Seek, Write};
     let lock_path = format!("{path}.lock");
     let mut file = std::fs::OpenOptions::new()
@@ -25,7 +26,10 @@ pub(super) fn lock_database(path: &str) -> Result<Arc<std::fs::File>, String> {
         .create(true)
         .truncate(false)
         .open(&lock_path)
-        .map_err(|e| format!("cannot open the lock file '{lock_path}': {e}"))?;
+        .map_err(|source| StoreError::Lock {
+            path: lock_path.clone(),
+            source,
+        })?;
     let key = std::fs::canonicalize(&lock_path).unwrap_or_else(|_| lock_path.clone().into());
     let mut held = HELD_LOCKS.lock();
     held.retain(|_, weak| weak.strong_count() > 0);
@@ -50,12 +54,15 @@ pub(super) fn lock_database(path: &str) -> Result<Arc<std::fs::File>, String> {
             } else {
                 format!("process {holder}")
             };
-            Err(format!(
-                "the database '{path}' is in use by {who} (another agui-studio?); \
-                 give each server its own --db"
-            ))
+            Err(StoreError::InUse {
+                path: path.to_string(),
+                holder: who,
+            })
         }
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock '{lock_path}': {e}")),
+        Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Lock {
+            path: lock_path,
+            source,
+        }),
     }
 }
 
@@ -101,7 +108,10 @@ mod lock_tests {
         let _ = holder.kill();
         let _ = holder.wait();
         let err = opened.err().expect("the database is refused");
-        assert!(err.contains("in use"), "{err}");
+        assert!(
+            matches!(err, crate::server::store::StoreError::InUse { .. }),
+            "{err}"
+        );
         // Released: now it opens, and a second opening in this process shares the lock.
         let first = Store::open(db.to_str().unwrap())
             .await

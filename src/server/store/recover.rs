@@ -16,7 +16,7 @@ impl Store {
     /// After a restart: runs the previous process left in progress are over. Each gets a final
     /// `RUN_ERROR` (code `SERVER_RESTARTED`) so its replay ends like any stream, status
     /// `interrupted`, and its thread the conversation its stored events describe.
-    pub async fn recover(&self, now: i64) -> Result<usize, sqlx::Error> {
+    pub async fn recover(&self, now: i64) -> Result<usize, super::StoreError> {
         let rows = sqlx::query("SELECT id, thread_id, input FROM runs WHERE status = 'running'")
             .fetch_all(&self.pool)
             .await?;
@@ -72,7 +72,7 @@ impl Store {
         &self,
         run_id: &str,
         conv: &mut Conversation,
-    ) -> Result<u64, sqlx::Error> {
+    ) -> Result<u64, super::StoreError> {
         let mut chunks = ChunkExpander::new();
         let mut last = 0;
         loop {

@@ -10,7 +10,7 @@ impl Store {
     /// not updated since `cutoff` with their runs (none of them in progress). A thread updated
     /// since keeps its messages and state; its old runs keep their summary row. Returns how many
     /// (events, threads) were deleted.
-    pub async fn cleanup(&self, cutoff: i64) -> Result<(u64, u64), sqlx::Error> {
+    pub async fn cleanup(&self, cutoff: i64) -> Result<(u64, u64), super::StoreError> {
         self.flush().await;
         let mut tx = self.pool.begin().await?;
         let events = sqlx::query(

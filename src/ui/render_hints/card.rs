@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::json::{json_text, TEXT_BYTES, TEXT_DEPTH};
-use super::{as_object, kind_of, opt_str, req_str, scalar_text};
+use super::props::{as_object, kind_of, opt_str, req_str, scalar_text, PropsError};
 
 /// Validated card props.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ fn value_text(v: &Value) -> String {
 }
 
 /// Validates card props.
-pub fn parse(props: &Value) -> Result<CardProps, String> {
+pub fn parse(props: &Value) -> Result<CardProps, PropsError> {
     let obj = as_object(props, "card props")?;
     let title = req_str(obj, "title")?;
     let body = opt_str(obj, "body")?;
@@ -50,18 +50,18 @@ pub fn parse(props: &Value) -> Result<CardProps, String> {
             .map(|(i, f)| {
                 let what = format!("field {}", i + 1);
                 let f = as_object(f, &what)?;
-                let label = req_str(f, "label").map_err(|e| format!("{what}: {e}"))?;
+                let label = req_str(f, "label").map_err(|e| e.at(&what))?;
                 let value = f
                     .get("value")
-                    .ok_or_else(|| format!("{what}: \"value\" is required"))?;
+                    .ok_or_else(|| PropsError::Invalid(format!("{what}: \"value\" is required")))?;
                 Ok((label, value_text(value)))
             })
-            .collect::<Result<Vec<_>, String>>()?,
+            .collect::<Result<Vec<_>, PropsError>>()?,
         Some(other) => {
-            return Err(format!(
+            return Err(PropsError::Invalid(format!(
                 "\"fields\" must be an array of {{label, value}} or an object, got {}",
                 kind_of(other)
-            ))
+            )))
         }
     };
     let actions = match obj.get("actions") {
@@ -70,16 +70,20 @@ pub fn parse(props: &Value) -> Result<CardProps, String> {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                a.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| format!("action {} must be a string, got {}", i + 1, kind_of(a)))
+                a.as_str().map(str::to_owned).ok_or_else(|| {
+                    PropsError::Invalid(format!(
+                        "action {} must be a string, got {}",
+                        i + 1,
+                        kind_of(a)
+                    ))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?,
         Some(other) => {
-            return Err(format!(
+            return Err(PropsError::Invalid(format!(
                 "\"actions\" must be an array of strings, got {}",
                 kind_of(other)
-            ))
+            )))
         }
     };
     Ok(CardProps {
@@ -91,7 +95,7 @@ pub fn parse(props: &Value) -> Result<CardProps, String> {
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     parse(props).map(view)
 }
 
@@ -155,7 +159,7 @@ mod tests {
 
     #[test]
     fn invalid_cards() {
-        let err = |v: Value| parse(&v).unwrap_err();
+        let err = |v: Value| parse(&v).unwrap_err().to_string();
         assert_eq!(err(json!({"body": "x"})), "\"title\" is required");
         assert!(err(json!({"title": 1})).contains("\"title\" must be a string"));
         assert!(err(json!({"title": "t", "body": {}})).contains("\"body\" must be a string"));

@@ -19,7 +19,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{as_object, kind_of, opt_str, req_array};
+use super::props::{as_object, kind_of, opt_str, req_array, PropsError};
 
 /// Most labels (categories) a chart accepts.
 pub const MAX_LABELS: usize = 50;
@@ -50,26 +50,26 @@ pub struct ChartProps {
 }
 
 /// Validates chart props.
-pub fn parse(props: &Value) -> Result<ChartProps, String> {
+pub fn parse(props: &Value) -> Result<ChartProps, PropsError> {
     let obj = as_object(props, "chart props")?;
     let kind = match obj.get("type") {
         None | Some(Value::Null) => ChartKind::Bar,
         Some(Value::String(s)) if s == "bar" => ChartKind::Bar,
         Some(Value::String(s)) if s == "line" => ChartKind::Line,
         Some(other) => {
-            return Err(format!(
+            return Err(PropsError::Invalid(format!(
                 "\"type\" must be \"bar\" or \"line\", got {}",
                 other
-            ))
+            )))
         }
     };
     let title = opt_str(obj, "title")?;
     let labels = req_array(obj, "labels")?;
     if labels.is_empty() || labels.len() > MAX_LABELS {
-        return Err(format!(
+        return Err(PropsError::Invalid(format!(
             "\"labels\" must have 1 to {MAX_LABELS} entries, got {}",
             labels.len()
-        ));
+        )));
     }
     let labels = labels
         .iter()
@@ -77,19 +77,19 @@ pub fn parse(props: &Value) -> Result<ChartProps, String> {
         .map(|(i, l)| match l {
             Value::String(s) => Ok(s.clone()),
             Value::Number(n) => Ok(n.to_string()),
-            other => Err(format!(
+            other => Err(PropsError::Invalid(format!(
                 "label {} must be a string, got {}",
                 i + 1,
                 kind_of(other)
-            )),
+            ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
     let series = req_array(obj, "series")?;
     if series.is_empty() || series.len() > MAX_SERIES {
-        return Err(format!(
+        return Err(PropsError::Invalid(format!(
             "\"series\" must have 1 to {MAX_SERIES} entries, got {}",
             series.len()
-        ));
+        )));
     }
     let series = series
         .iter()
@@ -98,7 +98,7 @@ pub fn parse(props: &Value) -> Result<ChartProps, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let (lo, hi) = extent(&series);
     if !(hi - lo).is_finite() {
-        return Err("values are too large to plot".into());
+        return Err(PropsError::Invalid("values are too large to plot".into()));
     }
     Ok(ChartProps {
         kind,
@@ -108,32 +108,32 @@ pub fn parse(props: &Value) -> Result<ChartProps, String> {
     })
 }
 
-fn parse_series(i: usize, s: &Value, n_labels: usize) -> Result<Series, String> {
+fn parse_series(i: usize, s: &Value, n_labels: usize) -> Result<Series, PropsError> {
     let what = format!("series {}", i + 1);
     let obj = as_object(s, &what)?;
     let name = match obj.get("name") {
         None | Some(Value::Null) => format!("Series {}", i + 1),
         Some(Value::String(n)) => n.clone(),
         Some(other) => {
-            return Err(format!(
+            return Err(PropsError::Invalid(format!(
                 "{what}: \"name\" must be a string, got {}",
                 kind_of(other)
-            ))
+            )))
         }
     };
-    let values = req_array(obj, "values").map_err(|e| format!("{what}: {e}"))?;
+    let values = req_array(obj, "values").map_err(|e| e.at(&what))?;
     if values.len() != n_labels {
-        return Err(format!(
+        return Err(PropsError::Invalid(format!(
             "{what} has {} values but there are {n_labels} labels",
             values.len()
-        ));
+        )));
     }
     let values = values
         .iter()
         .enumerate()
         .map(|(j, v)| match v.as_f64() {
             Some(x) if x.is_finite() => Ok(x),
-            _ => Err(format!(
+            _ => Err(PropsError::Invalid(format!(
                 "{what}, value {}: expected a finite number, got {}",
                 j + 1,
                 if v.is_number() {
@@ -141,7 +141,7 @@ fn parse_series(i: usize, s: &Value, n_labels: usize) -> Result<Series, String> 
                 } else {
                     kind_of(v)
                 }
-            )),
+            ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Series { name, values })
@@ -156,7 +156,7 @@ fn extent(series: &[Series]) -> (f64, f64) {
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     parse(props).map(view)
 }
 

@@ -14,7 +14,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{as_object, req_array, req_str};
+use super::props::{as_object, opt_str, req_array, req_str, PropsError};
 
 /// A step's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,12 +88,12 @@ impl ChecklistProps {
 }
 
 /// Validates checklist props.
-pub fn parse(props: &Value) -> Result<ChecklistProps, String> {
+pub fn parse(props: &Value) -> Result<ChecklistProps, PropsError> {
     let obj = as_object(props, "checklist props")?;
-    let title = super::opt_str(obj, "title")?;
+    let title = opt_str(obj, "title")?;
     let steps = req_array(obj, "steps")?;
     if steps.is_empty() {
-        return Err("\"steps\" must not be empty".into());
+        return Err(PropsError::Invalid("\"steps\" must not be empty".into()));
     }
     let steps = steps
         .iter()
@@ -101,26 +101,26 @@ pub fn parse(props: &Value) -> Result<ChecklistProps, String> {
         .map(|(i, s)| {
             let what = format!("step {}", i + 1);
             let s = as_object(s, &what)?;
-            let description = req_str(s, "description").map_err(|e| format!("{what}: {e}"))?;
-            let status = req_str(s, "status").map_err(|e| format!("{what}: {e}"))?;
+            let description = req_str(s, "description").map_err(|e| e.at(&what))?;
+            let status = req_str(s, "status").map_err(|e| e.at(&what))?;
             let status = Status::ALL
                 .iter()
                 .find(|(n, _)| *n == status)
                 .map(|(_, st)| *st)
                 .ok_or_else(|| {
-                    format!(
+                    PropsError::Invalid(format!(
                         "{what}: unknown status {status:?} (expected one of {})",
                         Status::ALL.map(|(n, _)| n).join(", ")
-                    )
+                    ))
                 })?;
             Ok((description, status))
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, PropsError>>()?;
     Ok(ChecklistProps { title, steps })
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     parse(props).map(view)
 }
 
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn invalid_checklists() {
-        let err = |v: Value| parse(&v).unwrap_err();
+        let err = |v: Value| parse(&v).unwrap_err().to_string();
         assert_eq!(err(json!({})), "\"steps\" is required");
         assert_eq!(err(json!({"steps": []})), "\"steps\" must not be empty");
         assert!(err(json!({"steps": ["x"]})).contains("step 1 must be an object"));

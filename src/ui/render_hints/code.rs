@@ -11,7 +11,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{as_object, opt_str, req_str};
+use super::props::{as_object, opt_str, req_str, PropsError};
 
 /// Validated code props.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +21,7 @@ pub struct CodeProps {
 }
 
 /// Validates code props.
-pub fn parse(props: &Value) -> Result<CodeProps, String> {
+pub fn parse(props: &Value) -> Result<CodeProps, PropsError> {
     let obj = as_object(props, "code props")?;
     let code = req_str(obj, "code")?;
     let language = opt_str(obj, "language")?
@@ -39,7 +39,7 @@ fn language_token(l: &str) -> String {
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     parse(props).map(view)
 }
 
@@ -75,15 +75,21 @@ mod tests {
 
     #[test]
     fn invalid_code() {
-        assert_eq!(parse(&json!({})).unwrap_err(), "\"code\" is required");
+        assert_eq!(
+            parse(&json!({})).unwrap_err().to_string(),
+            "\"code\" is required"
+        );
         assert!(parse(&json!({"code": 1}))
             .unwrap_err()
+            .to_string()
             .contains("\"code\" must be a string"));
         assert!(parse(&json!({"code": "", "language": []}))
             .unwrap_err()
+            .to_string()
             .contains("\"language\""));
         assert!(parse(&json!(null))
             .unwrap_err()
+            .to_string()
             .contains("must be an object"));
     }
 }

@@ -30,7 +30,7 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use super::json::{json_text, TEXT_BYTES, TEXT_DEPTH};
-use super::{as_object, kind_of, opt_str, req_array, req_str};
+use super::props::{as_object, kind_of, opt_str, req_array, req_str, PropsError};
 
 /// What a field holds, hence its input.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +147,7 @@ pub struct FormProps {
 }
 
 /// Validates form props.
-pub fn parse(props: &Value) -> Result<FormProps, String> {
+pub fn parse(props: &Value) -> Result<FormProps, PropsError> {
     let obj = as_object(props, "form props")?;
     let title = opt_str(obj, "title")?;
     let submit_label = match opt_str(obj, "submit_label")? {
@@ -156,23 +156,27 @@ pub fn parse(props: &Value) -> Result<FormProps, String> {
     };
     let items = req_array(obj, "fields")?;
     if items.is_empty() {
-        return Err("\"fields\" must not be empty".into());
+        return Err(PropsError::Invalid("\"fields\" must not be empty".into()));
     }
     let mut fields: Vec<FormField> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let what = format!("field {}", i + 1);
         let f = as_object(item, &what)?;
-        let name = req_str(f, "name").map_err(|e| format!("{what}: {e}"))?;
+        let name = req_str(f, "name").map_err(|e| e.at(&what))?;
         if name.trim().is_empty() {
-            return Err(format!("{what}: \"name\" must not be empty"));
+            return Err(PropsError::Invalid(format!(
+                "{what}: \"name\" must not be empty"
+            )));
         }
         if fields.iter().any(|g| g.name == name) {
-            return Err(format!("{what}: duplicate name {name:?}"));
+            return Err(PropsError::Invalid(format!(
+                "{what}: duplicate name {name:?}"
+            )));
         }
         let label = opt_str(f, "label")
-            .map_err(|e| format!("{what}: {e}"))?
+            .map_err(|e| e.at(&what))?
             .unwrap_or_else(|| name.clone());
-        let ty = opt_str(f, "type").map_err(|e| format!("{what}: {e}"))?;
+        let ty = opt_str(f, "type").map_err(|e| e.at(&what))?;
         let kind = match ty.as_deref().unwrap_or("string") {
             "string" | "text" => FieldKind::Text,
             "date" => FieldKind::Date,
@@ -183,36 +187,36 @@ pub fn parse(props: &Value) -> Result<FormProps, String> {
                 let options = match f.get("options") {
                     Some(Value::Array(o)) if !o.is_empty() => o,
                     _ => {
-                        return Err(format!(
+                        return Err(PropsError::Invalid(format!(
                             "{what}: an enum needs a non-empty \"options\" array"
-                        ))
+                        )))
                     }
                 };
                 if let Some(bad) = options
                     .iter()
                     .find(|o| o.is_null() || o.is_array() || o.is_object())
                 {
-                    return Err(format!(
+                    return Err(PropsError::Invalid(format!(
                         "{what}: options must be strings, numbers or booleans, got {}",
                         kind_of(bad)
-                    ));
+                    )));
                 }
                 FieldKind::Enum(options.clone())
             }
             other => {
-                return Err(format!(
+                return Err(PropsError::Invalid(format!(
                     "{what}: unknown type {other:?} (expected string, number, integer, boolean, enum or date)"
-                ))
+                )))
             }
         };
         let required = match f.get("required") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(other) => {
-                return Err(format!(
+                return Err(PropsError::Invalid(format!(
                     "{what}: \"required\" must be a boolean, got {}",
                     kind_of(other)
-                ))
+                )))
             }
         };
         fields.push(FormField {
@@ -221,7 +225,7 @@ pub fn parse(props: &Value) -> Result<FormProps, String> {
             kind,
             required,
             default: f.get("default").filter(|d| !d.is_null()).cloned(),
-            description: opt_str(f, "description").map_err(|e| format!("{what}: {e}"))?,
+            description: opt_str(f, "description").map_err(|e| e.at(&what))?,
         });
     }
     Ok(FormProps {
@@ -232,7 +236,7 @@ pub fn parse(props: &Value) -> Result<FormProps, String> {
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     // Bounded text: enough to tell forms apart, and no recursion on deep props.
     let text = json_text(props, false, TEXT_DEPTH, 64 * 1024);
     let prefix = format!("rh-form-{:08x}", fnv(text.as_bytes()));

@@ -20,7 +20,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{as_object, opt_str, req_str};
+use super::props::{as_object, opt_str, req_str, PropsError};
 
 /// Raster image types accepted in `data:` URLs (SVG is excluded on purpose).
 pub const DATA_IMAGE_TYPES: &[&str] = &["png", "jpeg", "jpg", "gif", "webp", "avif", "bmp"];
@@ -34,53 +34,55 @@ pub struct ImageProps {
 }
 
 /// Checks an image URL against the allowed schemes.
-pub fn check_url(url: &str) -> Result<(), String> {
+pub fn check_url(url: &str) -> Result<(), PropsError> {
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("\"url\" must not contain whitespace or control characters".into());
+        return Err(PropsError::Invalid(
+            "\"url\" must not contain whitespace or control characters".into(),
+        ));
     }
     let lower = url.to_ascii_lowercase();
     if let Some(rest) = lower.strip_prefix("https://") {
         let host = rest.split(['/', '?', '#']).next().unwrap_or("");
         if host.is_empty() || host.starts_with('@') {
-            return Err("\"url\" has no host".into());
+            return Err(PropsError::Invalid("\"url\" has no host".into()));
         }
         return Ok(());
     }
     if let Some(rest) = lower.strip_prefix("data:image/") {
         let subtype = rest.split([';', ',']).next().unwrap_or("");
         if !DATA_IMAGE_TYPES.contains(&subtype) {
-            return Err(format!(
+            return Err(PropsError::Invalid(format!(
                 "data URL type image/{subtype} is not allowed (expected one of {})",
                 DATA_IMAGE_TYPES.join(", ")
-            ));
+            )));
         }
         if !rest.contains(',') {
-            return Err("data URL has no data".into());
+            return Err(PropsError::Invalid("data URL has no data".into()));
         }
         return Ok(());
     }
     let scheme = lower.split(':').next().filter(|_| lower.contains(':'));
-    Err(match scheme {
+    Err(PropsError::Invalid(match scheme {
         Some(s) => format!("URL scheme \"{s}:\" is not allowed (only https: and data:image/)"),
         None => "\"url\" must be an absolute https: or data:image/ URL".into(),
-    })
+    }))
 }
 
 /// Validates image props.
-pub fn parse(props: &Value) -> Result<ImageProps, String> {
+pub fn parse(props: &Value) -> Result<ImageProps, PropsError> {
     let obj = as_object(props, "image props")?;
     let url = req_str(obj, "url")?;
     check_url(&url)?;
     let alt = req_str(obj, "alt")?;
     if alt.trim().is_empty() {
-        return Err("\"alt\" must not be empty".into());
+        return Err(PropsError::Invalid("\"alt\" must not be empty".into()));
     }
     let caption = opt_str(obj, "caption")?;
     Ok(ImageProps { url, alt, caption })
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     parse(props).map(view)
 }
 
@@ -175,7 +177,7 @@ mod tests {
             ("java\tscript:alert(1)", "whitespace"),
         ];
         for (url, msg) in cases {
-            let e = check_url(url).unwrap_err();
+            let e = check_url(url).unwrap_err().to_string();
             assert!(e.contains(msg), "{url}: {e}");
         }
     }
@@ -193,7 +195,7 @@ mod tests {
 
     #[test]
     fn invalid_props() {
-        let err = |v: Value| parse(&v).unwrap_err();
+        let err = |v: Value| parse(&v).unwrap_err().to_string();
         assert_eq!(err(json!({"alt": "x"})), "\"url\" is required");
         assert_eq!(
             err(json!({"url": "https://x.test/a.png"})),

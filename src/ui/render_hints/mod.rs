@@ -16,7 +16,7 @@
 //! which [`image`] restricts to `https:` and raster `data:image/…` URLs. No event handler comes
 //! from props.
 //!
-//! Adding a component is one file (a `render(&Value) -> Result<AnyView, String>` function) plus
+//! Adding a component is one file (a `render(&Value) -> Result<AnyView, PropsError>` function) plus
 //! one line in [`REGISTRY`].
 
 pub mod card;
@@ -26,6 +26,7 @@ pub mod code;
 pub mod form;
 pub mod image;
 pub mod json;
+pub mod props;
 pub mod table;
 
 use leptos::prelude::*;
@@ -34,9 +35,23 @@ use serde_json::{Map, Value};
 pub use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
 pub use form::{fields_from_json_schema, FieldKind, FormField, SchemaForm};
 pub use json::JsonView;
+pub use props::PropsError;
 
 /// Builds a component from its props, which it validates first: `Err` says why they are invalid.
-pub type Renderer = fn(&Value) -> Result<AnyView, String>;
+pub type Renderer = fn(&Value) -> Result<AnyView, PropsError>;
+
+/// Why a render hint shows its props as JSON instead of a component.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HintError {
+    #[error("Unknown component '{0}'")]
+    Unknown(String),
+    #[error("Invalid props for '{component}': {source}")]
+    InvalidProps {
+        component: String,
+        #[source]
+        source: PropsError,
+    },
+}
 
 /// Component name → renderer. Names are matched ASCII-case-insensitively.
 const REGISTRY: &[(&str, Renderer)] = &[
@@ -77,9 +92,12 @@ pub fn hint_parts(value: &Value) -> Option<(&str, Value)> {
 
 /// Renders `component` with `props`, or says why it cannot: `"Unknown component 'x'"` or
 /// `"Invalid props for 'x': …"`.
-pub fn render(component: &str, props: &Value) -> Result<AnyView, String> {
-    let renderer = lookup(component).ok_or_else(|| format!("Unknown component '{component}'"))?;
-    renderer(props).map_err(|e| format!("Invalid props for '{component}': {e}"))
+pub fn render(component: &str, props: &Value) -> Result<AnyView, HintError> {
+    let renderer = lookup(component).ok_or_else(|| HintError::Unknown(component.to_string()))?;
+    renderer(props).map_err(|source| HintError::InvalidProps {
+        component: component.to_string(),
+        source,
+    })
 }
 
 /// A render hint (or a registered tool call): the component built from validated props, inside
@@ -99,80 +117,13 @@ pub fn RenderHint(
         Ok(view) => view,
         Err(note) => view! {
             <div class="rh-fallback">
-                <p class="rh-note" role="note">{note}</p>
+                <p class="rh-note" role="note">{note.to_string()}</p>
                 <JsonView value=props/>
             </div>
         }
         .into_any(),
     };
     view! { <figure class="render-hint" data-component=component>{body}</figure> }
-}
-
-// ---- Helpers shared by the component files: reading props with clear errors. ----
-
-/// `v` as an object, or an error naming what it should have been.
-pub(crate) fn as_object<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>, String> {
-    v.as_object()
-        .ok_or_else(|| format!("{what} must be an object, got {}", kind_of(v)))
-}
-
-/// A required string field.
-pub(crate) fn req_str(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
-    match obj.get(key) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(format!(
-            "\"{key}\" must be a string, got {}",
-            kind_of(other)
-        )),
-        None => Err(format!("\"{key}\" is required")),
-    }
-}
-
-/// An optional string field (`null` counts as absent).
-pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(format!(
-            "\"{key}\" must be a string, got {}",
-            kind_of(other)
-        )),
-    }
-}
-
-/// A required array field.
-pub(crate) fn req_array<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], String> {
-    match obj.get(key) {
-        Some(Value::Array(a)) => Ok(a),
-        Some(other) => Err(format!(
-            "\"{key}\" must be an array, got {}",
-            kind_of(other)
-        )),
-        None => Err(format!("\"{key}\" is required")),
-    }
-}
-
-/// The text of a scalar (`null` → empty); `Err` for arrays and objects.
-pub(crate) fn scalar_text(v: &Value) -> Result<String, String> {
-    match v {
-        Value::Null => Ok(String::new()),
-        Value::Bool(b) => Ok(b.to_string()),
-        Value::Number(n) => Ok(n.to_string()),
-        Value::String(s) => Ok(s.clone()),
-        other => Err(format!("expected a scalar, got {}", kind_of(other))),
-    }
-}
-
-/// The JSON kind of a value, for error messages.
-pub(crate) fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

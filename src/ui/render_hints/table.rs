@@ -13,7 +13,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{as_object, kind_of, opt_str, req_array, scalar_text};
+use super::props::{as_object, kind_of, opt_str, req_array, scalar_text, PropsError};
 
 /// Validated table props.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,36 +25,44 @@ pub struct TableProps {
 }
 
 /// Validates table props.
-pub fn parse(props: &Value) -> Result<TableProps, String> {
+pub fn parse(props: &Value) -> Result<TableProps, PropsError> {
     let obj = as_object(props, "table props")?;
     let title = opt_str(obj, "title")?;
     let columns = req_array(obj, "columns")?;
     if columns.is_empty() {
-        return Err("\"columns\" must not be empty".into());
+        return Err(PropsError::Invalid("\"columns\" must not be empty".into()));
     }
     let columns = columns
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            c.as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| format!("column {} must be a string, got {}", i + 1, kind_of(c)))
+            c.as_str().map(str::to_owned).ok_or_else(|| {
+                PropsError::Invalid(format!(
+                    "column {} must be a string, got {}",
+                    i + 1,
+                    kind_of(c)
+                ))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let rows = req_array(obj, "rows")?
         .iter()
         .enumerate()
         .map(|(r, row)| {
-            let cells = row
-                .as_array()
-                .ok_or_else(|| format!("row {} must be an array, got {}", r + 1, kind_of(row)))?;
+            let cells = row.as_array().ok_or_else(|| {
+                PropsError::Invalid(format!(
+                    "row {} must be an array, got {}",
+                    r + 1,
+                    kind_of(row)
+                ))
+            })?;
             if cells.len() != columns.len() {
-                return Err(format!(
+                return Err(PropsError::Invalid(format!(
                     "row {} has {} cell(s) but there are {} columns",
                     r + 1,
                     cells.len(),
                     columns.len()
-                ));
+                )));
             }
             cells
                 .iter()
@@ -62,7 +70,9 @@ pub fn parse(props: &Value) -> Result<TableProps, String> {
                 .map(|(c, cell)| {
                     scalar_text(cell)
                         .map(|t| (t, cell.is_number()))
-                        .map_err(|e| format!("row {}, column {}: {e}", r + 1, c + 1))
+                        .map_err(|e| {
+                            PropsError::Invalid(format!("row {}, column {}: {e}", r + 1, c + 1))
+                        })
                 })
                 .collect::<Result<Vec<_>, _>>()
         })
@@ -75,7 +85,7 @@ pub fn parse(props: &Value) -> Result<TableProps, String> {
 }
 
 /// The registry entry.
-pub fn render(props: &Value) -> Result<AnyView, String> {
+pub fn render(props: &Value) -> Result<AnyView, PropsError> {
     parse(props).map(view)
 }
 
@@ -138,7 +148,7 @@ mod tests {
 
     #[test]
     fn invalid_tables() {
-        let err = |v: Value| parse(&v).unwrap_err();
+        let err = |v: Value| parse(&v).unwrap_err().to_string();
         assert!(err(json!([])).contains("must be an object"));
         assert!(err(json!({"rows": []})).contains("\"columns\" is required"));
         assert!(err(json!({"columns": [], "rows": []})).contains("must not be empty"));

@@ -113,11 +113,14 @@ fn render_reports_unknown_and_invalid() {
     let owner = Owner::new();
     owner.with(|| {
         assert_eq!(
-            render("nope", &json!({})).err().unwrap(),
+            render("nope", &json!({})).err().unwrap().to_string(),
             "Unknown component 'nope'"
         );
         assert_eq!(
-            render("chart", &json!({"labels": []})).err().unwrap(),
+            render("chart", &json!({"labels": []}))
+                .err()
+                .unwrap()
+                .to_string(),
             "Invalid props for 'chart': \"labels\" must have 1 to 50 entries, got 0"
         );
     });

@@ -25,8 +25,15 @@ pub fn parse_request(text: &str) -> Request {
     Request::Calculate(find_expression(text).unwrap_or_else(|| "12 * 7".to_string()))
 }
 
+/// Why an expression or a conversion has no answer (the tool result tells the model), serialised
+/// as its text.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, thiserror::Error)]
+#[serde(transparent)]
+#[error("{0}")]
+pub struct CalcError(pub String);
+
 /// Evaluate `+ - * /`, parentheses, unary signs and decimals.
-pub fn evaluate(expression: &str) -> Result<f64, String> {
+pub fn evaluate(expression: &str) -> Result<f64, CalcError> {
     let chars: Vec<char> = expression
         .chars()
         .map(|c| match c {
@@ -38,7 +45,7 @@ pub fn evaluate(expression: &str) -> Result<f64, String> {
         .filter(|c| !c.is_whitespace())
         .collect();
     if chars.is_empty() {
-        return Err("the expression is empty".into());
+        return Err(CalcError("the expression is empty".into()));
     }
     let mut p = Parser {
         chars,
@@ -47,10 +54,13 @@ pub fn evaluate(expression: &str) -> Result<f64, String> {
     };
     let v = p.expr()?;
     if let Some(c) = p.peek() {
-        return Err(format!("unexpected '{c}' at position {}", p.pos + 1));
+        return Err(CalcError(format!(
+            "unexpected '{c}' at position {}",
+            p.pos + 1
+        )));
     }
     if !v.is_finite() {
-        return Err("the result is too large".into());
+        return Err(CalcError("the result is too large".into()));
     }
     Ok(v)
 }
@@ -66,7 +76,7 @@ impl Parser {
         self.chars.get(self.pos).copied()
     }
 
-    fn expr(&mut self) -> Result<f64, String> {
+    fn expr(&mut self) -> Result<f64, CalcError> {
         let mut v = self.term()?;
         while let Some(op @ ('+' | '-')) = self.peek() {
             self.pos += 1;
@@ -76,24 +86,24 @@ impl Parser {
         Ok(v)
     }
 
-    fn term(&mut self) -> Result<f64, String> {
+    fn term(&mut self) -> Result<f64, CalcError> {
         let mut v = self.factor()?;
         while let Some(op @ ('*' | '/')) = self.peek() {
             self.pos += 1;
             let r = self.factor()?;
             if op == '/' && r == 0.0 {
-                return Err("division by zero".into());
+                return Err(CalcError("division by zero".into()));
             }
             v = if op == '*' { v * r } else { v / r };
         }
         Ok(v)
     }
 
-    fn factor(&mut self) -> Result<f64, String> {
+    fn factor(&mut self) -> Result<f64, CalcError> {
         // Nesting is bounded so hostile input cannot overflow the stack.
         self.depth += 1;
         if self.depth > 64 {
-            return Err("the expression is nested too deeply".into());
+            return Err(CalcError("the expression is nested too deeply".into()));
         }
         let v = match self.peek() {
             Some('-') => {
@@ -108,27 +118,30 @@ impl Parser {
                 self.pos += 1;
                 let v = self.expr()?;
                 if self.peek() != Some(')') {
-                    return Err("missing ')'".into());
+                    return Err(CalcError("missing ')'".into()));
                 }
                 self.pos += 1;
                 Ok(v)
             }
             Some(c) if c.is_ascii_digit() || c == '.' => self.number(),
-            Some(c) => Err(format!("unexpected '{c}' at position {}", self.pos + 1)),
-            None => Err("the expression ends too early".into()),
+            Some(c) => Err(CalcError(format!(
+                "unexpected '{c}' at position {}",
+                self.pos + 1
+            ))),
+            None => Err(CalcError("the expression ends too early".into())),
         };
         self.depth -= 1;
         v
     }
 
-    fn number(&mut self) -> Result<f64, String> {
+    fn number(&mut self) -> Result<f64, CalcError> {
         let start = self.pos;
         while self.peek().is_some_and(|c| c.is_ascii_digit() || c == '.') {
             self.pos += 1;
         }
         let s: String = self.chars[start..self.pos].iter().collect();
         s.parse::<f64>()
-            .map_err(|_| format!("'{s}' is not a number"))
+            .map_err(|_| CalcError(format!("'{s}' is not a number")))
     }
 }
 
@@ -188,7 +201,7 @@ fn unit(word: &str) -> Option<&'static str> {
 }
 
 /// Convert between units of one dimension (length, mass, temperature).
-pub fn convert(value: f64, from: &str, to: &str) -> Result<f64, String> {
+pub fn convert(value: f64, from: &str, to: &str) -> Result<f64, CalcError> {
     let length = |u: &str| match u {
         "km" => Some(1000.0),
         "mi" => Some(1609.344),
@@ -214,7 +227,7 @@ pub fn convert(value: f64, from: &str, to: &str) -> Result<f64, String> {
         _ => None,
     };
     if unit(to).is_none() {
-        return Err(format!("unknown unit '{to}'"));
+        return Err(CalcError(format!("unknown unit '{to}'")));
     }
     if let (Some(a), Some(b)) = (length(from), length(to)) {
         return Ok(value * a / b);
@@ -227,7 +240,7 @@ pub fn convert(value: f64, from: &str, to: &str) -> Result<f64, String> {
             return Ok(v);
         }
     }
-    Err(format!("cannot convert {from} to {to}"))
+    Err(CalcError(format!("cannot convert {from} to {to}")))
 }
 
 /// Round for display: four decimals are plenty for a demo.
@@ -270,13 +283,16 @@ mod tests {
 
     #[test]
     fn reports_bad_input() {
-        assert_eq!(evaluate("1 / 0"), Err("division by zero".into()));
-        assert_eq!(evaluate("1 / (2 - 2)"), Err("division by zero".into()));
-        assert!(evaluate("(3 + 4").unwrap_err().contains("')'"));
-        assert!(evaluate("3 + * 4").unwrap_err().contains("unexpected"));
-        assert!(evaluate("1.2.3").unwrap_err().contains("not a number"));
+        assert_eq!(evaluate("1 / 0"), Err(CalcError("division by zero".into())));
+        assert_eq!(
+            evaluate("1 / (2 - 2)"),
+            Err(CalcError("division by zero".into()))
+        );
+        assert!(evaluate("(3 + 4").unwrap_err().0.contains("')'"));
+        assert!(evaluate("3 + * 4").unwrap_err().0.contains("unexpected"));
+        assert!(evaluate("1.2.3").unwrap_err().0.contains("not a number"));
         assert!(evaluate("").is_err());
-        assert!(evaluate(&"(".repeat(200)).unwrap_err().contains("deeply"));
+        assert!(evaluate(&"(".repeat(200)).unwrap_err().0.contains("deeply"));
     }
 
     #[test]
@@ -319,11 +335,11 @@ mod tests {
         assert_eq!(round4(convert(5.0, "kg", "lb").unwrap()), 11.0231);
         assert_eq!(
             convert(1.0, "kg", "km"),
-            Err("cannot convert kg to km".into())
+            Err(CalcError("cannot convert kg to km".into()))
         );
         assert_eq!(
             convert(1.0, "km", "parsecs"),
-            Err("unknown unit 'parsecs'".into())
+            Err(CalcError("unknown unit 'parsecs'".into()))
         );
         assert_eq!(num(84.0).to_string(), "84");
         assert_eq!(fmt_num(6.2137), "6.2137");

@@ -16,7 +16,7 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 
 use super::upstream::{UpstreamMeter, INVALID_INPUT};
-use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd, RunSettings};
+use super::{Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings};
 use crate::protocol::event::EventKind;
 use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
 
@@ -36,8 +36,9 @@ pub struct LlmAgent {
 }
 
 impl LlmAgent {
-    pub fn new(spec: LlmSpec) -> Result<Self, String> {
-        let http = upstream::client().map_err(|e| format!("--llm '{}': {e}", spec.id))?;
+    /// Fails only when the platform's TLS setup cannot make an HTTP client.
+    pub fn new(spec: LlmSpec) -> reqwest::Result<Self> {
+        let http = upstream::client()?;
         Ok(LlmAgent { spec, http })
     }
 
@@ -83,7 +84,7 @@ impl LlmAgent {
         // The whole thread is checked here, history included: the request check saw only
         // what the client sent.
         let mut messages = request::messages(&ctx.input, &ctx.settings.llm_image_schemes)
-            .map_err(|m| AgentError::failed(INVALID_INPUT, m))?;
+            .map_err(|m| AgentError::failed(INVALID_INPUT, m.to_string()))?;
         // One budget for every round of the run: each round's answer is kept in `messages`
         // for the next, so per-round budgets would let a run hold MAX_ROUNDS of them.
         let mut meter = UpstreamMeter::new(
@@ -232,7 +233,7 @@ impl Agent for LlmAgent {
         }
     }
 
-    fn check_input(&self, input: &RunAgentInput, settings: &RunSettings) -> Result<(), String> {
+    fn check_input(&self, input: &RunAgentInput, settings: &RunSettings) -> Result<(), InputError> {
         request::check_media(input, &settings.llm_image_schemes)
     }
 

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::server::runs::context::InputError;
 use reqwest::Url;
 use serde_json::{json, Map, Value};
 
@@ -23,7 +24,7 @@ const UNANSWERED: &str = "(no result: this tool call was not answered)";
 
 /// Refuse input with a media URL whose scheme is not in `schemes`, naming the message, the
 /// part and the scheme (what the request handler answers 422 with).
-pub fn check_media(input: &RunAgentInput, schemes: &[String]) -> Result<(), String> {
+pub fn check_media(input: &RunAgentInput, schemes: &[String]) -> Result<(), InputError> {
     for m in &input.messages {
         let Message::User(u) = m else { continue };
         let Content::Parts(parts) = &u.content else {
@@ -42,7 +43,7 @@ fn media_url(
     message_id: &str,
     index: usize,
     schemes: &[String],
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, InputError> {
     let (kind, source) = match part {
         ContentPart::Text(_) => return Ok(None),
         ContentPart::Image(m) => ("image", &m.source),
@@ -65,20 +66,22 @@ fn media_url(
             if schemes.iter().any(|s| s == "data") {
                 Ok(None)
             } else {
-                Err(refuse("data"))
+                Err(InputError(refuse("data")))
             }
         }
         PartSource::Data { .. } | PartSource::File { .. } => Ok(None),
         PartSource::Url { value, .. } => {
             let url = Url::parse(value).map_err(|e| {
-                format!("message '{message_id}', part {index} ({kind}): the URL is not valid ({e})")
+                InputError(format!(
+                    "message '{message_id}', part {index} ({kind}): the URL is not valid ({e})"
+                ))
             })?;
             if schemes.iter().any(|s| s == url.scheme()) {
                 // Forwarded as parsed: what we checked is what the model server reads, even
                 // where its parser would treat blanks or backslashes differently.
                 Ok(Some(url.into()))
             } else {
-                Err(refuse(url.scheme()))
+                Err(InputError(refuse(url.scheme())))
             }
         }
     }
@@ -86,7 +89,7 @@ fn media_url(
 
 /// The chat `messages` for a run's input; a media URL whose scheme is not in `schemes` makes
 /// it an error (history stored before the request check, or input that skipped it).
-pub fn messages(input: &RunAgentInput, schemes: &[String]) -> Result<Vec<Value>, String> {
+pub fn messages(input: &RunAgentInput, schemes: &[String]) -> Result<Vec<Value>, InputError> {
     let mut out = Vec::new();
     // Results are placed right after the call they answer, wherever the thread has them.
     let mut results: HashMap<&str, Value> = HashMap::new();
@@ -211,7 +214,11 @@ fn context_message(context: &[Context]) -> Option<Value> {
 
 /// A user message's content: a plain string when it is only text (every server takes that),
 /// else content parts, with images as `image_url` and other media described in words.
-fn user_content(content: &Content, message_id: &str, schemes: &[String]) -> Result<Value, String> {
+fn user_content(
+    content: &Content,
+    message_id: &str,
+    schemes: &[String],
+) -> Result<Value, InputError> {
     let parts = match content {
         Content::Text(t) => return Ok(json!(t)),
         Content::Parts(p) => p,
@@ -447,12 +454,12 @@ mod tests {
         ] {
             let i = image(url);
             let e = check_media(&i, &ok).unwrap_err();
-            assert!(e.contains("message 'u1', part 1 (image)"), "{e}");
+            assert!(e.0.contains("message 'u1', part 1 (image)"), "{e}");
             assert_eq!(messages(&i, &ok).unwrap_err(), e);
         }
         let e = check_media(&image("HTTP://169.254.169.254/"), &ok).unwrap_err();
         assert!(
-            e.contains("scheme 'http'") && e.contains("allowed: data, https"),
+            e.0.contains("scheme 'http'") && e.0.contains("allowed: data, https"),
             "{e}"
         );
         for url in ["https://x/cat.jpg", "data:image/png;base64,iVBORw0KGgo="] {
@@ -466,6 +473,7 @@ mod tests {
         ]}]));
         assert!(check_media(&doc, &ok)
             .unwrap_err()
+            .0
             .contains("part 0 (document)"));
         // Without `data`, inline images are refused too; with `http` listed, http passes.
         let inline = input(json!([{"id": "u3", "role": "user", "content": [
@@ -474,6 +482,7 @@ mod tests {
         let only_https = vec!["https".to_string()];
         assert!(check_media(&inline, &only_https)
             .unwrap_err()
+            .0
             .contains("'data'"));
         let with_http = vec!["https".to_string(), "http".to_string()];
         check_media(&image("http://intranet/x.png"), &with_http).unwrap();

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use reqwest::Url;
 
-use crate::server::agents::spec::{brief, AgentSpec, Key};
+use crate::server::agents::spec::{brief, AgentSpec, Key, SpecError};
 
 /// Which tools the server itself runs for the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,38 +65,35 @@ const KEYS: &[Key] = &[
 /// `--llm SPEC` as clap parses it: a bad spec is an argument error (`key-env` is read from
 /// the process environment now).
 impl FromStr for LlmSpec {
-    type Err = String;
+    type Err = SpecError;
 
-    fn from_str(spec: &str) -> Result<Self, String> {
+    fn from_str(spec: &str) -> Result<Self, SpecError> {
         LlmSpec::parse(spec, |var| std::env::var(var).ok())
     }
 }
 
 impl LlmSpec {
     /// Parse a spec, reading `key-env` from the environment through `env`.
-    pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+    pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<Self, SpecError> {
         let spec = AgentSpec::parse("--llm", spec, KEYS)?;
-        let id = &spec.id;
+        let bad = |why: String| spec.bad_value("--llm", why);
         let url = &spec.url;
         if url.query().is_some() || url.fragment().is_some() {
-            return Err(format!(
-                "--llm '{id}': the base URL must not have a query or fragment (it ends before /chat/completions)"
+            return Err(bad(
+                "the base URL must not have a query or fragment (it ends before /chat/completions)"
+                    .into(),
             ));
         }
         let key = match (spec.option("key"), spec.option("key-env")) {
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "--llm '{id}': give either key or key-env, not both"
-                ))
-            }
+            (Some(_), Some(_)) => return Err(bad("give either key or key-env, not both".into())),
             (Some(k), None) => Some(k.to_string()),
             (None, Some(var)) => match env(var) {
                 Some(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
                 _ => {
-                    return Err(format!(
-                        "--llm '{id}': the environment variable {} (key-env) is not set or empty",
+                    return Err(bad(format!(
+                        "the environment variable {} (key-env) is not set or empty",
                         brief(var)
-                    ))
+                    )))
                 }
             },
             (None, None) => None,
@@ -105,10 +102,10 @@ impl LlmSpec {
             None | Some("demo") => BackendTools::Demo,
             Some("none") => BackendTools::None,
             Some(other) => {
-                return Err(format!(
-                    "--llm '{id}': tools must be 'demo' or 'none' (got '{}')",
+                return Err(bad(format!(
+                    "tools must be 'demo' or 'none' (got '{}')",
                     brief(other)
-                ))
+                )))
             }
         };
         Ok(LlmSpec {
@@ -146,6 +143,7 @@ mod tests {
 
     fn parse(spec: &str) -> Result<LlmSpec, String> {
         LlmSpec::parse(spec, |v| (v == "SET_KEY").then(|| "sk-secret".to_string()))
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -195,7 +193,7 @@ mod tests {
             ("a=http://h/v1,key=k,key-env=SET_KEY", "not both"),
             ("a=http://h/v1,tools=all", "tools must be"),
         ] {
-            let err = parse(spec).unwrap_err();
+            let err = parse(spec).unwrap_err().to_string();
             assert!(err.contains(want), "{spec}: {err}");
         }
     }
@@ -203,7 +201,9 @@ mod tests {
     #[test]
     fn errors_do_not_echo_long_values() {
         let key = "sk-0123456789012345678901234567890123456789012345678901234567890";
-        let err = parse(&format!("a=http://h/v1,{key}")).unwrap_err();
+        let err = parse(&format!("a=http://h/v1,{key}"))
+            .unwrap_err()
+            .to_string();
         assert!(!err.contains(key), "{err}");
     }
 }

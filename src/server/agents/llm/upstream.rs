@@ -59,14 +59,13 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(300);
 const MAX_BODY: usize = 8 * 1024 * 1024;
 
 /// The HTTP client every run of one agent shares (connection pool).
-pub fn client() -> Result<reqwest::Client, String> {
+pub fn client() -> reqwest::Result<reqwest::Client> {
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .read_timeout(READ_TIMEOUT)
         .user_agent(concat!("agui-studio/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|e| format!("cannot create the HTTP client: {e}"))
 }
 
 /// Run one model turn: send `body`, emit its events as they stream, return the turn (its

@@ -61,7 +61,8 @@ pub struct ProxyAgent {
 }
 
 impl ProxyAgent {
-    pub fn new(spec: ProxySpec) -> Result<Self, String> {
+    /// Fails only when the platform's TLS setup cannot make an HTTP client.
+    pub fn new(spec: ProxySpec) -> reqwest::Result<Self> {
         let mut builder = Client::builder()
             .user_agent(concat!(
                 "agui-studio/",
@@ -77,9 +78,7 @@ impl ProxyAgent {
             // An HTTP(S)_PROXY meant for the outside world must not capture a local agent.
             builder = builder.no_proxy();
         }
-        let client = builder
-            .build()
-            .map_err(|e| format!("--proxy {}: cannot create the HTTP client: {e}", spec.id))?;
+        let client = builder.build()?;
         Ok(ProxyAgent { spec, client })
     }
 

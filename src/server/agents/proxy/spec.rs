@@ -6,7 +6,7 @@ use std::str::FromStr;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::Url;
 
-use crate::server::agents::spec::{brief, AgentSpec, Key};
+use crate::server::agents::spec::{brief, AgentSpec, Key, SpecError};
 
 /// A parsed `--proxy` spec.
 #[derive(Debug, Clone)]
@@ -44,56 +44,51 @@ const KEYS: &[Key] = &[
 /// `--proxy SPEC` as clap parses it (`header-env` variables are read from the process
 /// environment now, so a missing one is an argument error rather than a failure of every run).
 impl FromStr for ProxySpec {
-    type Err = String;
+    type Err = SpecError;
 
-    fn from_str(spec: &str) -> Result<Self, String> {
+    fn from_str(spec: &str) -> Result<Self, SpecError> {
         parse(spec, |var| std::env::var(var).ok())
     }
 }
 
 /// Parse a spec, reading `header-env` variables through `env` (the process environment in
 /// production). Error messages name variables and headers, never their values.
-pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<ProxySpec, String> {
+pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<ProxySpec, SpecError> {
     let spec = AgentSpec::parse("--proxy", spec, KEYS)?;
-    let id = &spec.id;
+    let bad = |why: String| spec.bad_value("--proxy", why);
     let mut headers = HeaderMap::new();
     for (key, value) in &spec.options {
         let (name, value) = match key.as_str() {
             "header" => {
                 let (name, value) = value
                     .split_once(':')
-                    .ok_or_else(|| format!("--proxy '{id}': 'header=' needs NAME:VALUE"))?;
+                    .ok_or_else(|| bad("'header=' needs NAME:VALUE".into()))?;
                 (name.trim(), value.trim().to_string())
             }
             _ => {
                 let (name, var) = value
                     .split_once(':')
-                    .ok_or_else(|| format!("--proxy '{id}': 'header-env=' needs NAME:VARIABLE"))?;
+                    .ok_or_else(|| bad("'header-env=' needs NAME:VARIABLE".into()))?;
                 let var = var.trim();
                 let value = env(var).ok_or_else(|| {
-                    format!(
-                        "--proxy '{id}': environment variable {} (for header {}) is not set",
+                    bad(format!(
+                        "environment variable {} (for header {}) is not set",
                         brief(var),
                         brief(name.trim())
-                    )
+                    ))
                 })?;
                 (name.trim(), value.trim().to_string())
             }
         };
-        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            format!(
-                "--proxy '{id}': '{}' is not a valid header name",
-                brief(name)
-            )
-        })?;
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| bad(format!("'{}' is not a valid header name", brief(name))))?;
         if RESERVED.contains(&header.as_str()) {
-            return Err(format!(
-                "--proxy '{id}': the proxy sets header '{name}' itself; it cannot be configured"
-            ));
+            return Err(bad(format!(
+                "the proxy sets header '{name}' itself; it cannot be configured"
+            )));
         }
-        let mut value = HeaderValue::from_str(&value).map_err(|_| {
-            format!("--proxy '{id}': the value of header '{name}' is not valid in HTTP")
-        })?;
+        let mut value = HeaderValue::from_str(&value)
+            .map_err(|_| bad(format!("the value of header '{name}' is not valid in HTTP")))?;
         value.set_sensitive(true);
         headers.append(header, value);
     }
@@ -130,7 +125,9 @@ mod tests {
 
     #[test]
     fn a_missing_variable_is_an_error_that_names_it_but_no_value() {
-        let e = parse("a=http://h/,header-env=Authorization:NOPE_VAR", no_env).unwrap_err();
+        let e = parse("a=http://h/,header-env=Authorization:NOPE_VAR", no_env)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("NOPE_VAR") && e.contains("Authorization"), "{e}");
     }
 
@@ -152,7 +149,7 @@ mod tests {
             ),
             ("a=http://h/,header=X:a\u{7}b", "not valid in HTTP"),
         ] {
-            let e = parse(spec, no_env).unwrap_err();
+            let e = parse(spec, no_env).unwrap_err().to_string();
             assert!(e.contains(needle), "{spec}: {e}");
         }
     }

@@ -88,7 +88,8 @@ fn info_names_the_host_and_claims_only_streaming() {
 fn a_missing_header_variable_stops_startup() {
     let e = "x=http://127.0.0.1:1/,header-env=Authorization:AGUI_PROXY_TEST_SURELY_UNSET"
         .parse::<super::spec::ProxySpec>()
-        .expect_err("refused");
+        .expect_err("refused")
+        .to_string();
     assert!(e.contains("AGUI_PROXY_TEST_SURELY_UNSET"), "{e}");
 }
 

@@ -29,7 +29,7 @@ fn invalid_charts() {
     let err = |f: &dyn Fn(&mut Value)| {
         let mut v = valid();
         f(&mut v);
-        parse(&v).unwrap_err()
+        parse(&v).unwrap_err().to_string()
     };
     assert!(err(&|v| v["type"] = json!("pie")).contains("\"type\" must be \"bar\" or \"line\""));
     assert!(err(&|v| v["labels"] = json!([])).contains("1 to 50"));
@@ -63,6 +63,7 @@ fn invalid_charts() {
     .contains("too large"));
     assert!(parse(&json!("x"))
         .unwrap_err()
+        .to_string()
         .contains("must be an object"));
 }
 

@@ -139,7 +139,7 @@ fn valid_form_props() {
 
 #[test]
 fn invalid_form_props() {
-    let err = |v: Value| parse(&v).unwrap_err();
+    let err = |v: Value| parse(&v).unwrap_err().to_string();
     assert_eq!(err(json!({})), "\"fields\" is required");
     assert_eq!(err(json!({"fields": []})), "\"fields\" must not be empty");
     assert!(err(json!({"fields": [1]})).contains("field 1 must be an object"));
