@@ -258,12 +258,12 @@ pub struct ServeArgs {
     pub log: String,
 
     /// Most bytes one proxied agent's or model server's response may send into a run (an LLM
-    /// run's tool rounds together); past it the run ends with RUN_ERROR (code UPSTREAM_LIMIT).
+    /// run's tool rounds together); past it the run ends with RUN_ERROR (code RunErrorCode::UpstreamLimit).
     #[arg(long, env = "AGUI_MAX_UPSTREAM_BYTES", default_value_t = crate::server::runs::context::DEFAULT_MAX_UPSTREAM_BYTES, value_name = "BYTES")]
     pub max_upstream_bytes: u64,
 
     /// Most events (SSE chunks of a model server) one upstream response may send into a run;
-    /// past it the run ends with RUN_ERROR (code UPSTREAM_LIMIT).
+    /// past it the run ends with RUN_ERROR (code RunErrorCode::UpstreamLimit).
     #[arg(
         long,
         env = "AGUI_MAX_UPSTREAM_EVENTS",

@@ -5,16 +5,9 @@
 //! peer that streams forever fills the run's event log (memory, then disk) at the speed of the
 //! network. The meter counts raw body bytes (before decoding, so padding and comments count)
 //! and events (or chunks), and the first count past its limit is a `RUN_ERROR` with code
-//! [`UPSTREAM_LIMIT`].
+//! [`RunErrorCode::UpstreamLimit`].
 
 use crate::server::runs::context::{AgentError, RunErrorCode};
-
-/// The code of the `RUN_ERROR` that ends a run whose upstream sent more than allowed.
-pub const UPSTREAM_LIMIT: RunErrorCode = RunErrorCode::UpstreamLimit;
-
-/// The code of the `RUN_ERROR` that ends a run whose input the upstream must not be sent
-/// (checked again inside the run for history stored before a check existed).
-pub const INVALID_INPUT: RunErrorCode = RunErrorCode::InvalidInput;
 
 pub use crate::server::runs::context::UpstreamLimits;
 
@@ -44,7 +37,7 @@ impl UpstreamMeter {
         self.bytes = self.bytes.saturating_add(n as u64);
         if self.bytes > self.limits.max_bytes {
             return Err(AgentError::failed(
-                UPSTREAM_LIMIT,
+                RunErrorCode::UpstreamLimit,
                 format!(
                     "{} sent more than {} bytes (--max-upstream-bytes); the rest was not read",
                     self.who, self.limits.max_bytes
@@ -59,7 +52,7 @@ impl UpstreamMeter {
         self.events = self.events.saturating_add(n as u64);
         if self.events > self.limits.max_events {
             return Err(AgentError::failed(
-                UPSTREAM_LIMIT,
+                RunErrorCode::UpstreamLimit,
                 format!(
                     "{} sent more than {} events (--max-upstream-events); the rest was not read",
                     self.who, self.limits.max_events
@@ -72,7 +65,7 @@ impl UpstreamMeter {
     /// The error for one line, frame or value past the decoder's own size limit.
     pub fn too_large(&self, what: impl std::fmt::Display) -> AgentError {
         AgentError::failed(
-            UPSTREAM_LIMIT,
+            RunErrorCode::UpstreamLimit,
             format!("{} sent too much at once: {what}", self.who),
         )
     }

@@ -9,19 +9,19 @@ mod stream;
 mod tools;
 mod upstream;
 
+use crate::wire::RunErrorCode;
 use std::collections::HashSet;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::upstream::{UpstreamMeter, INVALID_INPUT};
+use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings};
 use crate::protocol::event::EventKind;
 use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
 
 pub use spec::{BackendTools, LlmSpec};
-pub use upstream::code;
 
 /// How many model calls one run may make (each backend tool round is one more).
 pub const MAX_ROUNDS: usize = 8;
@@ -84,7 +84,7 @@ impl LlmAgent {
         // The whole thread is checked here, history included: the request check saw only
         // what the client sent.
         let mut messages = request::messages(&ctx.input, &ctx.settings.llm_image_schemes)
-            .map_err(|m| AgentError::failed(INVALID_INPUT, m.to_string()))?;
+            .map_err(|m| AgentError::failed(RunErrorCode::InvalidInput, m.to_string()))?;
         // One budget for every round of the run: each round's answer is kept in `messages`
         // for the next, so per-round budgets would let a run hold MAX_ROUNDS of them.
         let mut meter = UpstreamMeter::new(
@@ -164,7 +164,7 @@ impl LlmAgent {
             }
         }
         Err(AgentError::failed(
-            code::TOO_MANY_ROUNDS,
+            RunErrorCode::LlmTooManyRounds,
             format!(
                 "the model was still calling tools after {MAX_ROUNDS} rounds; stopped to avoid a loop"
             ),

@@ -7,6 +7,7 @@
 //! byte and chunk of the answer is counted against the run's upstream limits before it is
 //! decoded.
 
+use crate::wire::RunErrorCode;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -22,34 +23,6 @@ use crate::server::agents::{AgentError, RunContext};
 
 use super::spec::LlmSpec;
 use super::stream::{brief, error_message, ChunkError, Turn};
-
-/// The codes a failed model call ends the run with (documented in `docs/llm.md`).
-pub mod code {
-    use crate::wire::RunErrorCode;
-
-    /// 401 or 403: the key is missing, wrong or not allowed.
-    pub const UNAUTHORIZED: RunErrorCode = RunErrorCode::LlmUnauthorized;
-    /// 404: no such model, or the base URL is not an OpenAI-compatible API.
-    pub const NOT_FOUND: RunErrorCode = RunErrorCode::LlmNotFound;
-    /// 429: rate limit or quota.
-    pub const RATE_LIMITED: RunErrorCode = RunErrorCode::LlmRateLimited;
-    /// 400, 413 or 422: the server refused the request (context too long, unsupported option…).
-    pub const BAD_REQUEST: RunErrorCode = RunErrorCode::LlmBadRequest;
-    /// Any other HTTP error status, 5xx included, and a redirect (never followed).
-    pub const HTTP_ERROR: RunErrorCode = RunErrorCode::LlmHttpError;
-    /// No connection: refused, unknown host, TLS failure.
-    pub const UNREACHABLE: RunErrorCode = RunErrorCode::LlmUnreachable;
-    /// Connecting, or waiting for the next bytes, took too long.
-    pub const TIMEOUT: RunErrorCode = RunErrorCode::LlmTimeout;
-    /// The stream ended (or broke) before the answer was complete.
-    pub const STREAM_TRUNCATED: RunErrorCode = RunErrorCode::LlmStreamTruncated;
-    /// The server reported an error inside the stream.
-    pub const STREAM_ERROR: RunErrorCode = RunErrorCode::LlmStreamError;
-    /// The answer was not a Chat Completions stream.
-    pub const BAD_RESPONSE: RunErrorCode = RunErrorCode::LlmBadResponse;
-    /// The model kept calling backend tools past the round limit.
-    pub const TOO_MANY_ROUNDS: RunErrorCode = RunErrorCode::LlmTooManyRounds;
-}
 
 /// How long connecting may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -118,7 +91,7 @@ pub async fn turn(
     read?;
     if !turn.is_complete() {
         return Err(AgentError::failed(
-            code::STREAM_TRUNCATED,
+            RunErrorCode::LlmStreamTruncated,
             format!(
                 "the model server's stream ended before the answer was complete (no finish_reason and no [DONE]) — {}",
                 spec.host()
@@ -194,7 +167,7 @@ async fn read_whole(
     meter.events(1)?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
         AgentError::failed(
-            code::BAD_RESPONSE,
+            RunErrorCode::LlmBadResponse,
             format!(
                 "the model server answered with invalid JSON ({e}): {}",
                 brief(&String::from_utf8_lossy(&bytes))
@@ -225,11 +198,11 @@ async fn read_capped(response: reqwest::Response, cap: usize) -> Result<Vec<u8>,
 fn chunk_error(e: ChunkError) -> AgentError {
     match e {
         ChunkError::Upstream(m) => AgentError::failed(
-            code::STREAM_ERROR,
+            RunErrorCode::LlmStreamError,
             format!("the model server reported an error mid-stream: {m}"),
         ),
         ChunkError::Malformed(m) => AgentError::failed(
-            code::BAD_RESPONSE,
+            RunErrorCode::LlmBadResponse,
             format!("the model server sent a chunk that is not valid: {m}"),
         ),
     }
@@ -240,7 +213,7 @@ fn send_error(e: &reqwest::Error, spec: &LlmSpec) -> AgentError {
     let detail = chain(e);
     if e.is_timeout() {
         AgentError::failed(
-            code::TIMEOUT,
+            RunErrorCode::LlmTimeout,
             format!(
                 "the model server at {} did not answer in time: {detail}",
                 spec.host()
@@ -248,7 +221,7 @@ fn send_error(e: &reqwest::Error, spec: &LlmSpec) -> AgentError {
         )
     } else {
         AgentError::failed(
-            code::UNREACHABLE,
+            RunErrorCode::LlmUnreachable,
             format!(
                 "cannot reach the model server at {}: {detail}",
                 spec.base_url
@@ -260,7 +233,7 @@ fn send_error(e: &reqwest::Error, spec: &LlmSpec) -> AgentError {
 fn body_error(e: &reqwest::Error) -> AgentError {
     if e.is_timeout() {
         AgentError::failed(
-            code::TIMEOUT,
+            RunErrorCode::LlmTimeout,
             format!(
                 "the model server sent nothing for {} s mid-answer",
                 READ_TIMEOUT.as_secs()
@@ -268,7 +241,7 @@ fn body_error(e: &reqwest::Error) -> AgentError {
         )
     } else {
         AgentError::failed(
-            code::STREAM_TRUNCATED,
+            RunErrorCode::LlmStreamTruncated,
             format!(
                 "the model server's stream broke off before the answer was complete: {}",
                 chain(e)
@@ -305,11 +278,11 @@ pub fn status_error(status: StatusCode, body: &[u8], spec: &LlmSpec) -> AgentErr
         Err(_) => brief(&text),
     };
     let code = match status.as_u16() {
-        401 | 403 => code::UNAUTHORIZED,
-        404 => code::NOT_FOUND,
-        429 => code::RATE_LIMITED,
-        400 | 413 | 422 => code::BAD_REQUEST,
-        _ => code::HTTP_ERROR,
+        401 | 403 => RunErrorCode::LlmUnauthorized,
+        404 => RunErrorCode::LlmNotFound,
+        429 => RunErrorCode::LlmRateLimited,
+        400 | 413 | 422 => RunErrorCode::LlmBadRequest,
+        _ => RunErrorCode::LlmHttpError,
     };
     let mut message = if status.is_redirection() {
         // Its body is a web page at best; what the operator needs is what to change.

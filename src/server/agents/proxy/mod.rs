@@ -6,7 +6,7 @@
 //!
 //! The foreign agent is not trusted: redirects are not followed (they would carry the
 //! configured headers elsewhere), and its response is bounded in total bytes and events
-//! (`--max-upstream-bytes`/`-events`, code `UPSTREAM_LIMIT`), not only per line.
+//! (`--max-upstream-bytes`/`-events`, code `RunErrorCode::UpstreamLimit`), not only per line.
 
 pub mod spec;
 
@@ -19,7 +19,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, Url};
 use serde_json::json;
 
-use super::upstream::{UpstreamMeter, UPSTREAM_LIMIT};
+use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::event::EventKind;
@@ -28,21 +28,6 @@ use crate::protocol::types::{RunOutcome, TokenUsage};
 use crate::wire::RunErrorCode;
 
 pub use spec::ProxySpec;
-
-/// No connection could be made (refused, DNS, TLS, connect timeout).
-pub const FOREIGN_UNREACHABLE: RunErrorCode = RunErrorCode::ForeignUnreachable;
-/// The foreign server answered with a non-2xx status before any stream.
-pub const FOREIGN_HTTP_ERROR: RunErrorCode = RunErrorCode::ForeignHttpError;
-/// The foreign server answered 2xx but not with `text/event-stream`.
-pub const FOREIGN_NOT_SSE: RunErrorCode = RunErrorCode::ForeignNotSse;
-/// The foreign stream broke the protocol (bad SSE or JSON, a verifier rule, a second run…).
-pub const FOREIGN_PROTOCOL_ERROR: RunErrorCode = RunErrorCode::ForeignProtocolError;
-/// The foreign stream ended (or the connection broke) before its terminal event.
-pub const FOREIGN_STREAM_TRUNCATED: RunErrorCode = RunErrorCode::ForeignStreamTruncated;
-/// The foreign agent sent nothing, not even a keep-alive comment, for [`IDLE_TIMEOUT`].
-pub const FOREIGN_TIMEOUT: RunErrorCode = RunErrorCode::ForeignTimeout;
-/// The code of a foreign `RUN_ERROR` that came without one.
-pub const FOREIGN_RUN_ERROR: RunErrorCode = RunErrorCode::ForeignRunError;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A model may think for minutes between tokens, but a silent socket for this long is dead.
@@ -123,7 +108,7 @@ impl ProxyAgent {
                 ""
             };
             return Err(AgentError::failed(
-                FOREIGN_HTTP_ERROR,
+                RunErrorCode::ForeignHttpError,
                 format!(
                     "the foreign agent at {} answered HTTP {status}{location}{}",
                     self.host(),
@@ -147,7 +132,7 @@ impl ProxyAgent {
                 x = excerpt(response) => x,
             };
             return Err(AgentError::failed(
-                FOREIGN_NOT_SSE,
+                RunErrorCode::ForeignNotSse,
                 format!(
                     "the foreign agent at {} did not answer with an event stream (text/event-stream), but with {got}{}",
                     self.host(),
@@ -162,7 +147,7 @@ impl ProxyAgent {
         let cause = root_cause(&e);
         if e.is_timeout() {
             AgentError::failed(
-                FOREIGN_TIMEOUT,
+                RunErrorCode::ForeignTimeout,
                 format!(
                     "the foreign agent at {} did not answer in time: {cause}",
                     self.host()
@@ -170,7 +155,7 @@ impl ProxyAgent {
             )
         } else if e.is_connect() {
             AgentError::failed(
-                FOREIGN_UNREACHABLE,
+                RunErrorCode::ForeignUnreachable,
                 format!(
                     "could not connect to the foreign agent at {}: {cause}",
                     self.host()
@@ -178,7 +163,7 @@ impl ProxyAgent {
             )
         } else {
             AgentError::failed(
-                FOREIGN_UNREACHABLE,
+                RunErrorCode::ForeignUnreachable,
                 format!(
                     "the request to the foreign agent at {} failed: {cause}",
                     self.host()
@@ -240,7 +225,7 @@ impl ProxyAgent {
                     let cause = root_cause(&e);
                     return Err(if e.is_timeout() {
                         AgentError::failed(
-                            FOREIGN_TIMEOUT,
+                            RunErrorCode::ForeignTimeout,
                             format!(
                                 "the foreign agent at {} sent nothing for {} s",
                                 self.host(),
@@ -249,7 +234,7 @@ impl ProxyAgent {
                         )
                     } else {
                         AgentError::failed(
-                            FOREIGN_STREAM_TRUNCATED,
+                            RunErrorCode::ForeignStreamTruncated,
                             format!(
                                 "the connection to the foreign agent at {} broke before the run ended: {cause}",
                                 self.host()
@@ -272,14 +257,14 @@ impl ProxyAgent {
         match relay.end {
             Some(end) => end,
             None if !relay.started => Err(AgentError::failed(
-                FOREIGN_STREAM_TRUNCATED,
+                RunErrorCode::ForeignStreamTruncated,
                 format!(
                     "the foreign agent at {} ended its stream without starting a run",
                     self.host()
                 ),
             )),
             None => Err(AgentError::failed(
-                FOREIGN_STREAM_TRUNCATED,
+                RunErrorCode::ForeignStreamTruncated,
                 format!(
                     "the foreign agent at {} ended its stream without RUN_FINISHED or RUN_ERROR",
                     self.host()
@@ -305,14 +290,14 @@ impl ProxyAgent {
             // The SSE decoder fails only on a line or frame past its size limit: a bound, not
             // a protocol question (the pipeline reports it as text, under this prefix).
             Some(e) if e.starts_with("SSE decoding failed") => Err(AgentError::failed(
-                UPSTREAM_LIMIT,
+                RunErrorCode::UpstreamLimit,
                 format!(
                     "the foreign agent at {} sent too much at once: {e}",
                     self.host()
                 ),
             )),
             Some(e) => Err(AgentError::failed(
-                FOREIGN_PROTOCOL_ERROR,
+                RunErrorCode::ForeignProtocolError,
                 format!(
                     "the foreign agent at {} broke the protocol: {e}",
                     self.host()
@@ -387,7 +372,7 @@ impl Relay {
                 EventKind::RunError { message, code, .. } => {
                     let code = code
                         .filter(|c| !c.trim().is_empty())
-                        .unwrap_or_else(|| FOREIGN_RUN_ERROR.to_string());
+                        .unwrap_or_else(|| RunErrorCode::ForeignRunError.to_string());
                     self.end = Some(Err(AgentError::failed(
                         RunErrorCode::from_wire(&code),
                         message,

@@ -20,10 +20,13 @@ fn the_limit_itself_passes_and_one_more_fails() {
     m.bytes(6).unwrap();
     assert_eq!(m.bytes_left(), 0);
     let e = m.bytes(1).unwrap_err();
-    assert_eq!(code(e.clone()), UPSTREAM_LIMIT.as_str());
+    assert_eq!(code(e.clone()), RunErrorCode::UpstreamLimit.as_str());
     assert!(format!("{e:?}").contains("--max-upstream-bytes"));
     m.events(2).unwrap();
-    assert_eq!(code(m.events(1).unwrap_err()), UPSTREAM_LIMIT.as_str());
+    assert_eq!(
+        code(m.events(1).unwrap_err()),
+        RunErrorCode::UpstreamLimit.as_str()
+    );
 }
 
 #[test]
