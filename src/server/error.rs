@@ -6,39 +6,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::auth::AuthError;
 use super::runs::context::InputError;
 use super::store::StoreError;
-
-/// Why the server cannot start with the arguments it was given.
-#[derive(Debug, thiserror::Error)]
-pub enum StartupError {
-    #[error("unknown agent '{0}' (available: demo)")]
-    UnknownAgent(String),
-    #[error("{flag} '{id}': cannot create the HTTP client: {source}")]
-    HttpClient {
-        flag: &'static str,
-        id: String,
-        #[source]
-        source: reqwest::Error,
-    },
-    #[error("cannot read the users file '{path}': {source}")]
-    UsersFile {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Auth(#[from] AuthError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("cannot recover the database '{path}': {source}")]
-    Recover {
-        path: String,
-        #[source]
-        source: StoreError,
-    },
-}
 
 #[derive(Debug)]
 pub enum ApiError {

@@ -13,6 +13,7 @@ pub mod named_encoder;
 pub mod page;
 pub mod routes;
 pub mod runs;
+pub mod startup;
 pub mod store;
 pub mod stream;
 pub mod thread_views;
@@ -31,8 +32,8 @@ use serde_json::json;
 use crate::ui::app::{shell, App};
 use agents::{AgentRegistry, RunSettings};
 use config::ServeArgs;
-use error::StartupError;
 use runs::Runs;
+use startup::StartupError;
 
 /// Everything a handler may need.
 #[derive(Clone)]
