@@ -6,7 +6,6 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::runs::context::InputError;
 use super::store::StoreError;
 
 #[derive(Debug)]
@@ -134,12 +133,5 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         ApiError::Internal(e.to_string())
-    }
-}
-
-/// An input the agent refuses: 422 with its reason.
-impl From<InputError> for ApiError {
-    fn from(e: InputError) -> Self {
-        ApiError::Unprocessable(e.to_string())
     }
 }

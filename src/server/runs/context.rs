@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::types::{RunAgentInput, RunOutcome, TokenUsage};
 use crate::protocol::verify::Verifier;
+use crate::server::error::ApiError;
 pub use crate::wire::RunErrorCode;
 
 /// `--max-upstream-bytes` by default.
@@ -130,6 +131,13 @@ pub trait Agent: Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct InputError(pub String);
+
+/// An input the agent refuses: 422 with its reason.
+impl From<InputError> for ApiError {
+    fn from(e: InputError) -> Self {
+        ApiError::Unprocessable(e.to_string())
+    }
+}
 
 /// `--llm-image-schemes` by default: inline data and TLS URLs, nothing that reaches a local
 /// file or a plain-HTTP (metadata, intranet) service through the model server.
