@@ -238,7 +238,8 @@ fn main() {
             "  database (WAL) after the runs: {:.1} MB",
             size as f64 / 1e6
         );
-        for x in ["", "-wal", "-shm"] {
+        // With the one-server-per-file lock (`<db>.lock`), which is empty.
+        for x in ["", "-wal", "-shm", ".lock"] {
             let _ = std::fs::remove_file(format!("{db_arg}{x}"));
         }
     });
