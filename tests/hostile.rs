@@ -176,6 +176,8 @@ impl Drop for Prober {
     }
 }
 
+/// How long `GET /healthz` takes, 10,000 when it fails. On a raw socket: the probe must never
+/// panic (a refused or reset connection is a measurement too) and measures the server alone.
 async fn healthz_ms(addr: SocketAddr) -> u64 {
     let started = Instant::now();
     let ok = tokio::time::timeout(Duration::from_secs(10), async {
@@ -202,6 +204,8 @@ async fn assert_healthy(s: &mut Studio, what: &str) {
 }
 
 /// Send these exact request bytes on a connection of their own; the whole answer as text.
+/// Raw, as an attacker writes them: a foreign `Origin` with a `text/plain` body, a `Host` that
+/// is not the address connected to.
 async fn raw(addr: SocketAddr, text: &str) -> String {
     let mut c = TcpStream::connect(addr).await.unwrap();
     c.write_all(text.as_bytes()).await.unwrap();
@@ -620,6 +624,8 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
         Some(1024),
     );
     let prober = Prober::start(s.addr);
+    // Raw sockets: headers that never end and bodies that never come, which no HTTP client
+    // sends.
     let mut held = Vec::new();
     for i in 0..700 {
         let Ok(mut c) = TcpStream::connect(s.addr).await else {
@@ -691,6 +697,7 @@ async fn hostile_more_slow_clients_than_descriptors_wait_their_turn() {
         &["--header-timeout", "2", "--body-timeout", "2"],
         Some(1024),
     );
+    // Raw sockets, as above: headers that never end.
     let mut held = Vec::new();
     for _ in 0..1100 {
         let Ok(mut c) = TcpStream::connect(s.addr).await else {

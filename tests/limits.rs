@@ -216,6 +216,8 @@ async fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (String,
     }
 }
 
+/// On raw sockets: the requests are unfinished on purpose (headers that never end, a body
+/// announced and never sent, a kept-alive connection left idle), which no HTTP client sends.
 #[tokio::test]
 async fn slow_headers_and_missing_bodies_are_timed_out() {
     let (addr, _) = start_server(&["--header-timeout", "1", "--body-timeout", "1"]).await;

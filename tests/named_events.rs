@@ -13,7 +13,6 @@ use agui_studio::server::{app, AppState};
 use clap::Parser;
 use common::assistant_text;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Start the app on 127.0.0.1 with a free port and extra flags; the task ends with the test
 /// runtime.
@@ -30,7 +29,8 @@ async fn start(flags: &[&str]) -> std::net::SocketAddr {
 
 struct Reply {
     status: u16,
-    headers: String,
+    /// Header names lower-cased.
+    headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
 
@@ -44,12 +44,10 @@ impl Reply {
     }
 
     fn header(&self, name: &str) -> Option<String> {
-        self.headers.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
     }
 
     /// The body's SSE frames.
@@ -61,53 +59,26 @@ impl Reply {
     }
 }
 
-/// A minimal HTTP/1.1 POST (Connection: close), chunked bodies decoded.
+/// POST a JSON body with extra `Name: value` headers (one connection, `Connection: close`),
+/// the body read to its end.
 async fn post(addr: std::net::SocketAddr, path: &str, body: &[u8], headers: &[&str]) -> Reply {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let mut req = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for h in headers {
-        req.push_str(h);
-        req.push_str("\r\n");
+    let headers: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|h| {
+            let (k, v) = h.split_once(':').expect("a `Name: value` header");
+            (k.trim(), v.trim())
+        })
+        .collect();
+    let mut conn = common::HttpConn::send(addr, "POST", path, &headers, Some(body)).await;
+    let mut bytes = Vec::new();
+    while let Some(piece) = conn.next_body_bytes().await {
+        bytes.extend_from_slice(&piece);
     }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    s.write_all(body).await.unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).await.unwrap();
-    let split = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let head = String::from_utf8_lossy(&buf[..split]).into_owned();
-    let mut body = buf[split + 4..].to_vec();
-    let status = head[9..12].parse().unwrap();
-    let (_, headers) = head.split_once("\r\n").unwrap_or((&head, ""));
-    let reply = Reply {
-        status,
-        headers: headers.to_string(),
-        body: Vec::new(),
-    };
-    if reply
-        .header("transfer-encoding")
-        .is_some_and(|v| v.eq_ignore_ascii_case("chunked"))
-    {
-        body = dechunk(&body);
-    }
-    Reply { body, ..reply }
-}
-
-fn dechunk(mut raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = raw.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size_text = String::from_utf8_lossy(&raw[..line_end]).into_owned();
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
-        raw = &raw[line_end + 2..];
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&raw[..size]);
-        raw = &raw[size + 2..];
+    assert_eq!(conn.body_error, None, "the body ended early");
+    Reply {
+        status: conn.status,
+        headers: conn.headers,
+        body: bytes,
     }
 }
 

@@ -1,10 +1,12 @@
 //! The server over a real loopback socket: health, the server-rendered page, and 404s.
 #![cfg(feature = "ssr")]
 
+mod common;
+
 use agui_studio::server::config::Cli;
 use agui_studio::server::{app, AppState};
 use clap::Parser;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use common::get;
 
 /// Start the app on 127.0.0.1 with a free port; the task ends with the test runtime.
 async fn start() -> std::net::SocketAddr {
@@ -14,22 +16,6 @@ async fn start() -> std::net::SocketAddr {
     let state = AppState::new(&cli.serve).await.unwrap();
     tokio::spawn(async move { axum::serve(listener, app(state)).await.unwrap() });
     addr
-}
-
-/// A minimal HTTP/1.1 GET: (status, body).
-async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).await.unwrap();
-    let text = String::from_utf8_lossy(&buf).to_string();
-    let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 // One test, one runtime, one server: servers rendering pages on several runtimes at once in

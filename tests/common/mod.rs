@@ -1,10 +1,16 @@
-//! Shared helpers for the socket tests: start the app on a loopback port, and a minimal
-//! HTTP/1.1 client (no dependencies beyond tokio) that can send JSON and read a streaming SSE
-//! body — `Content-Length`, chunked or read-to-close — frame by frame, comments included.
+//! Shared helpers for the socket tests: start the app on a loopback port, and an HTTP client
+//! over `reqwest` that can send JSON and read a streaming body piece by piece as it arrives —
+//! an SSE body frame by frame through the crate's own decoder, comments included.
+//!
+//! Every exchange is a connection of its own (`Connection: close`, nothing pooled), redirects are
+//! not followed and bodies are not decompressed, so a test sees the server's answer as it was
+//! sent. Tests that send malformed or unfinished HTTP (slow headers, a body announced and never
+//! sent, exact `Host` lines) write their bytes on a raw socket of their own instead.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use agui_studio::protocol::pipeline::{Pipeline, PipelineOptions};
@@ -14,8 +20,6 @@ use agui_studio::server::config::Cli;
 use agui_studio::server::{app, AppState};
 use clap::Parser;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Run `f` on one multi-threaded runtime shared by every test of the binary that uses it, one
 /// test at a time. Several servers rendering Leptos pages at once in one process (each test
@@ -98,7 +102,8 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Any request: `body` is sent as `application/json` when given.
+/// Any request: `body` is sent as `application/json` unless `extra_headers` name a
+/// `Content-Type` of their own (then only theirs).
 pub async fn request(
     addr: SocketAddr,
     method: &str,
@@ -106,16 +111,25 @@ pub async fn request(
     extra_headers: &[(&str, &str)],
     body: Option<&[u8]>,
 ) -> HttpResponse {
-    let mut conn = HttpConn::send(addr, method, path, extra_headers, body).await;
-    let mut bytes = Vec::new();
-    while let Some(chunk) = conn.next_body_bytes().await {
-        bytes.extend_from_slice(&chunk);
-    }
-    HttpResponse {
-        status: conn.status,
-        headers: conn.headers,
-        body: String::from_utf8_lossy(&bytes).into_owned(),
-    }
+    HttpConn::send(addr, method, path, extra_headers, body)
+        .await
+        .read_to_end()
+        .await
+}
+
+/// Like [`request`], but with exactly these headers: a body goes without a `Content-Type`
+/// unless `headers` give one.
+pub async fn request_exact(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> HttpResponse {
+    HttpConn::send_exact(addr, method, path, headers, body)
+        .await
+        .read_to_end()
+        .await
 }
 
 /// `GET path` → (status, body).
@@ -140,26 +154,51 @@ pub fn json_of(body: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
 }
 
-/// How the response body is delimited.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Framing {
-    Length(usize),
-    Chunked,
-    UntilClose,
-    Done,
+/// The client every exchange goes through: no pooled connections (each exchange connects, and a
+/// dropped [`HttpConn`] closes its connection), no proxy from the environment, no redirects
+/// followed, no decompression (none of reqwest's compression features is on). It holds no
+/// runtime of its own: each connection's task runs on the runtime of the test that opened it,
+/// so the one client serves `common::run` and every `#[tokio::test]` runtime alike.
+fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("an HTTP client")
+    })
 }
 
-/// One HTTP/1.1 exchange on its own connection (`Connection: close`).
+/// An error with its causes (reqwest's own message alone names only the URL).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// One HTTP/1.1 exchange on its own connection (`Connection: close`); the body is read as it
+/// arrives.
 pub struct HttpConn {
-    stream: TcpStream,
-    buf: Vec<u8>,
-    framing: Framing,
+    response: reqwest::Response,
+    what: String,
+    ended: bool,
+    /// Why the body ended early, when it did (the connection closed or reset mid-body).
+    pub body_error: Option<String>,
     pub status: u16,
+    /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
 }
 
 impl HttpConn {
-    /// Connect, send the request and read the status line and headers.
+    /// Connect, send the request and read the status line and headers. A body goes as
+    /// `application/json` unless `extra_headers` name a `Content-Type` of their own.
     pub async fn send(
         addr: SocketAddr,
         method: &str,
@@ -167,128 +206,107 @@ impl HttpConn {
         extra_headers: &[(&str, &str)],
         body: Option<&[u8]>,
     ) -> HttpConn {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-        for (k, v) in extra_headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
+        let typed = extra_headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+        let mut headers = extra_headers.to_vec();
+        if body.is_some() && !typed {
+            headers.push(("Content-Type", "application/json"));
         }
-        if let Some(b) = body {
-            head.push_str(&format!(
-                "Content-Type: application/json\r\nContent-Length: {}\r\n",
-                b.len()
-            ));
-        }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).await.unwrap();
-        if let Some(b) = body {
-            stream.write_all(b).await.unwrap();
-        }
-        let mut conn = HttpConn {
-            stream,
-            buf: Vec::new(),
-            framing: Framing::UntilClose,
-            status: 0,
-            headers: Vec::new(),
-        };
-        conn.read_head().await;
-        conn
+        Self::send_exact(addr, method, path, &headers, body).await
     }
 
-    async fn fill(&mut self) -> bool {
-        let mut tmp = [0u8; 16 * 1024];
-        let n = tokio::time::timeout(TIMEOUT, self.stream.read(&mut tmp))
+    /// Like [`send`](Self::send), but with exactly these headers (besides `Connection: close`,
+    /// and `Content-Length` with a body): no `Content-Type` is added.
+    pub async fn send_exact(
+        addr: SocketAddr,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> HttpConn {
+        let what = format!("{method} {path}");
+        let url = reqwest::Url::parse(&format!("http://{addr}{path}"))
+            .unwrap_or_else(|e| panic!("{what}: not a URL path ({e})"));
+        let sent = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        assert_eq!(
+            sent, path,
+            "{what}: the client would send another path; write such a request on a raw socket"
+        );
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .unwrap_or_else(|e| panic!("{what}: not a method ({e})"));
+        let mut req = client()
+            .request(method, url)
+            .header(reqwest::header::CONNECTION, "close");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        if let Some(b) = body {
+            // Also for an empty body, as a hand-written request would say.
+            req = req
+                .header(reqwest::header::CONTENT_LENGTH, b.len())
+                .body(b.to_vec());
+        }
+        let response = tokio::time::timeout(TIMEOUT, req.send())
             .await
-            .expect("the server answered in time")
-            .unwrap_or(0);
-        self.buf.extend_from_slice(&tmp[..n]);
-        n > 0
-    }
-
-    async fn read_head(&mut self) {
-        let end = loop {
-            if let Some(p) = find(&self.buf, b"\r\n\r\n") {
-                break p;
-            }
-            assert!(self.fill().await, "connection closed before the headers");
-        };
-        let head = String::from_utf8_lossy(&self.buf[..end]).into_owned();
-        self.buf.drain(..end + 4);
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap_or_default();
-        self.status = status_line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("bad status line: {status_line}"));
-        self.headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .unwrap_or_else(|_| panic!("{what}: no response head within {TIMEOUT:?}"))
+            .unwrap_or_else(|e| panic!("{what}: {}", error_chain(&e)));
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
-        let chunked = header(&self.headers, "transfer-encoding")
-            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-        let length = header(&self.headers, "content-length").and_then(|v| v.parse().ok());
-        self.framing = match (chunked, length) {
-            (true, _) => Framing::Chunked,
-            (false, Some(n)) => Framing::Length(n),
-            (false, None) => Framing::UntilClose,
-        };
+        HttpConn {
+            status: response.status().as_u16(),
+            headers,
+            response,
+            what,
+            ended: false,
+            body_error: None,
+        }
     }
 
-    /// The next piece of the (de-chunked) body; None at its end.
+    /// The next piece of the body as it arrives (de-chunked); None at its end, or when the
+    /// connection closed mid-body (a truncated stream ends there; see `body_error`). Panics
+    /// after [`TIMEOUT`] of silence.
     pub async fn next_body_bytes(&mut self) -> Option<Vec<u8>> {
-        loop {
-            match self.framing {
-                Framing::Done => return None,
-                Framing::Length(0) => {
-                    self.framing = Framing::Done;
-                    return None;
-                }
-                Framing::Length(rem) => {
-                    if self.buf.is_empty() && !self.fill().await {
-                        self.framing = Framing::Done;
-                        return None;
-                    }
-                    let take = rem.min(self.buf.len());
-                    self.framing = Framing::Length(rem - take);
-                    return Some(self.buf.drain(..take).collect());
-                }
-                Framing::UntilClose => {
-                    if self.buf.is_empty() && !self.fill().await {
-                        self.framing = Framing::Done;
-                        return None;
-                    }
-                    return Some(std::mem::take(&mut self.buf));
-                }
-                Framing::Chunked => {
-                    if let Some(pos) = find(&self.buf, b"\r\n") {
-                        let line = String::from_utf8_lossy(&self.buf[..pos]).into_owned();
-                        let size_text = line.split(';').next().unwrap_or("").trim();
-                        let size = usize::from_str_radix(size_text, 16)
-                            .unwrap_or_else(|_| panic!("bad chunk size line: {line:?}"));
-                        if size == 0 {
-                            self.framing = Framing::Done;
-                            return None;
-                        }
-                        let need = pos + 2 + size + 2;
-                        if self.buf.len() >= need {
-                            let data = self.buf[pos + 2..pos + 2 + size].to_vec();
-                            self.buf.drain(..need);
-                            return Some(data);
-                        }
-                    }
-                    if !self.fill().await {
-                        // Closed mid-body: a truncated stream ends here.
-                        self.framing = Framing::Done;
-                        return None;
-                    }
+        while !self.ended {
+            let next = tokio::time::timeout(TIMEOUT, self.response.chunk())
+                .await
+                .unwrap_or_else(|_| panic!("{}: no body bytes within {TIMEOUT:?}", self.what));
+            match next {
+                Ok(Some(bytes)) if bytes.is_empty() => {}
+                Ok(Some(bytes)) => return Some(bytes.to_vec()),
+                Ok(None) => self.ended = true,
+                Err(e) => {
+                    self.ended = true;
+                    self.body_error = Some(error_chain(&e));
                 }
             }
         }
+        None
     }
-}
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    /// The rest of the body, and the response as a whole.
+    pub async fn read_to_end(mut self) -> HttpResponse {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = self.next_body_bytes().await {
+            bytes.extend_from_slice(&chunk);
+        }
+        HttpResponse {
+            status: self.status,
+            headers: self.headers,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
 }
 
 /// What an SSE body yields: a comment line (text after `:` and one space) or a frame.
