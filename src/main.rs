@@ -20,7 +20,9 @@ fn main() -> std::process::ExitCode {
     runtime.block_on(async {
         let cli = Cli::parse();
         match cli.command {
-            Some(Command::HashToken(args)) => agui_studio::server::auth::hash_token_command(args),
+            Some(Command::HashToken(args)) => {
+                agui_studio::server::accounts::hash_token_command(args)
+            }
             Some(Command::Inspect(args)) => agui_studio::server::inspect::run(args),
             Some(Command::Serve(serve)) => agui_studio::server::serve(serve).await,
             None => agui_studio::server::serve(cli.serve).await,

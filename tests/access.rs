@@ -7,7 +7,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use agui_studio::server::auth::users_line;
+use agui_studio::server::accounts::users_line;
 use common::{request, start_server, wait_until, HttpConn, HttpResponse};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use leptos::prelude::use_context;
 
-use super::auth::User;
+use super::accounts::User;
+use super::state::AppState;
 use super::thread_views::{thread_list, thread_view};
-use super::AppState;
 use crate::wire::{AgentSummary, InitialThreads, PageData, PageLoader};
 
 struct Loader(AppState);

@@ -17,7 +17,7 @@ use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::compat::{parse_version, Version};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::types::RunAgentInput;
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::clock::now_ms;
 use crate::server::error::ApiError;
 use crate::server::limits::Limits;

@@ -1,7 +1,7 @@
 //! Why the server does not start: every failure of turning the arguments into a running server
 //! (agents, accounts, database), each with the argument or file it comes from.
 
-use super::auth::AuthError;
+use super::accounts::AuthError;
 use super::store::StoreError;
 
 /// Why the server cannot start with the arguments it was given.

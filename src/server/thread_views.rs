@@ -4,9 +4,9 @@
 
 use crate::wire::{ThreadList, ThreadView};
 
-use super::auth::User;
+use super::accounts::User;
 use super::error::ApiError;
-use super::AppState;
+use super::state::AppState;
 
 /// How many threads a list shows at most (the most recently updated).
 pub const THREAD_LIST_LIMIT: usize = 500;

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::Translator;
+use super::translator::Translator;
 
 impl Translator {
     /// Every event leaves through here, translated or not, so the state that later

@@ -9,7 +9,7 @@ use super::fields::{
     add_metadata, base_only, build, error_text, has, take, text_or_json, with_raw, without_type,
     BASE_FIELDS,
 };
-use super::{Obj, Translator, RENDER_HINT_CUSTOM_NAME};
+use super::translator::{Obj, Translator, RENDER_HINT_CUSTOM_NAME};
 
 impl Translator {
     /// 0.1.0 `RUN_STARTED{runId, agentId}`: 1.1 requires `threadId`; `agentId` has no 1.1 field

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::Obj;
+use super::translator::Obj;
 
 /// Envelope fields every 1.1 event may carry; they survive translations that rebuild an event
 /// from scratch, so timestamps, metadata and subagent attribution are never lost.

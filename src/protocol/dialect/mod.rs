@@ -27,50 +27,15 @@ mod fields;
 mod named;
 mod super_goose;
 mod thinking;
+mod translator;
 
-use std::collections::BTreeSet;
-
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use fields::{has, text_or_json};
-use named::{named_event, NamedText};
+use named::named_event;
 
-/// `CUSTOM.name` that carries a 0.1.0 `UI_RENDER_HINT`; its `value` is `{component, props}`.
-pub const RENDER_HINT_CUSTOM_NAME: &str = "ui_render_hint";
-
-type Obj = Map<String, Value>;
-
-/// What one call produced: 1.1-shaped events (possibly none, possibly several) and warnings.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Translated {
-    pub events: Vec<Value>,
-    pub warnings: Vec<String>,
-}
-
-/// Stateful translator; use one per stream, because dialects leave state implicit (the open
-/// thinking span, the open named-event text message, the run a bare `RUN_FINISHED` belongs to).
-#[derive(Debug, Clone, Default)]
-pub struct Translator {
-    /// Thread for runs this translator has to start itself; from `with_ids` or the last run seen.
-    thread_id: Option<String>,
-    /// Run id from `with_ids`; the first run the stream leaves unnamed gets it.
-    given_run_id: Option<String>,
-    given_run_id_used: bool,
-    /// Ids of the most recent `RUN_STARTED` on the output, open or not.
-    run_thread: Option<String>,
-    run_id: Option<String>,
-    run_open: bool,
-    counter: u64,
-    /// Warnings already given; each distinct one is given once per stream.
-    warned: BTreeSet<String>,
-    thinking_span: Option<String>,
-    thinking_message: Option<String>,
-    open_spans: Vec<String>,
-    open_reasoning_messages: Vec<String>,
-    last_reasoning_message: Option<String>,
-    named_text: Option<NamedText>,
-    out: Translated,
-}
+use translator::Obj;
+pub use translator::{Translated, Translator, RENDER_HINT_CUSTOM_NAME};
 
 impl Translator {
     pub fn new() -> Self {

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::fields::{base_only, build, error_text, take, text_or_json, with_raw};
-use super::{Obj, Translator};
+use super::translator::{NamedText, Obj, Translator};
 
 /// SSE `event:` names of the named-event dialect, except `message`: that name is also the SSE
 /// default, so it is recognised by its payload instead (see [`named_event`]).
@@ -22,14 +22,6 @@ const NAMED_EVENTS: &[&str] = &[
     "status",
     "error",
 ];
-
-/// The named-event dialect streams text as bare `message` events; this is the 1.1 message they
-/// are being gathered into.
-#[derive(Debug, Clone)]
-pub(super) struct NamedText {
-    id: String,
-    agent: Option<String>,
-}
 
 impl Translator {
     pub(super) fn named(&mut self, name: &'static str, obj: Obj) {

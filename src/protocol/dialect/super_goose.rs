@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::fields::{build, has, take, with_raw, without_type};
-use super::{Obj, Translator};
+use super::translator::{Obj, Translator};
 
 impl Translator {
     /// Super-Goose sends reasoning events without ids (and REASONING_MESSAGE_START without

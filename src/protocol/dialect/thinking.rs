@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::fields::{add_metadata, build, take};
-use super::{Obj, Translator};
+use super::translator::{Obj, Translator};
 
 impl Translator {
     /// Retired THINKING_* map 1:1 onto REASONING_*; only the ids are new. No `rawEvent`: the

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::Conversation;
+use super::model::Conversation;
 use crate::protocol::types::{Message, ToolCall};
 
 impl Conversation {

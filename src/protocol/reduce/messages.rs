@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{merge, Change, Conversation, Step};
+use super::model::{merge, Change, Conversation, Step};
 use crate::protocol::event::EncryptedSubtype;
 use crate::protocol::types::{Content, ContentPart, JsonObject, Message, TextPart};
 

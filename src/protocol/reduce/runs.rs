@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::{changed, Change, Conversation, RunStatus, Step, SubagentRecord, SubagentStatus};
+use super::model::{
+    changed, Change, Conversation, RunStatus, Step, SubagentRecord, SubagentStatus,
+};
 use crate::protocol::types::{RunAgentInput, RunOutcome, TokenUsage};
 
 impl Conversation {

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::model::{merge, Change, Conversation, Step, STATE_LIMIT};
 use super::patch::{patch_within, PatchFailure};
-use super::{merge, Change, Conversation, Step, STATE_LIMIT};
 use crate::protocol::limits::check_json;
 use crate::protocol::types::{ActivityMessage, JsonObject, Message};
 

@@ -1,6 +1,7 @@
 //! Tests of the `reduce` module.
 use super::*;
 use crate::protocol::limits::JsonLimits;
+use crate::protocol::types::RunOutcome;
 use proptest::prelude::*;
 use serde_json::json;
 

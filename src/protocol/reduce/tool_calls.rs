@@ -1,7 +1,7 @@
 //! Tool calls: attaching a call to its assistant message, streaming its arguments, and placing
 //! its result right after the calls it answers.
 
-use super::{merge, Change, Conversation, Step};
+use super::model::{merge, Change, Conversation, Step};
 use crate::protocol::types::{
     AssistantMessage, Content, JsonObject, Message, ToolCall, ToolMessage,
 };

@@ -12,7 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::server::error::ApiError;
-use crate::server::{AppState, ServerConfig};
+use crate::server::state::{AppState, ServerConfig};
 
 /// Refuse requests for another host, cross-site writes and writes that are not JSON.
 pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {

@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use leptos::nonce::Nonce;
 
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 /// Add the security headers (and a fresh CSP nonce for the page renderer).
 pub async fn security_headers(

@@ -11,13 +11,13 @@ use serde_json::{json, Value};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::enforce::strip_unknown_parts_in_messages;
 use crate::protocol::types::RunAgentInput;
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::error::ApiError;
+use crate::server::state::AppState;
 use crate::server::stream::{agui_frame, sse_response};
-use crate::server::AppState;
 use crate::wire::{run_events_url, DETACH_HEADER, RUN_EVENTS_HEADER};
 
-use super::{content_length, parse_body, read_json};
+use super::body::{content_length, parse_body, read_json};
 
 pub fn router() -> Router<AppState> {
     Router::new()

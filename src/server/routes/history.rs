@@ -11,11 +11,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::protocol::compat::parse_version;
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::error::ApiError;
+use crate::server::state::AppState;
 use crate::server::stream::{agui_frame, sse_response};
 use crate::server::thread_views::{thread_list, thread_view};
-use crate::server::AppState;
 use crate::wire::{RunDetail, ThreadList, ThreadView};
 
 pub fn router() -> Router<AppState> {

@@ -22,13 +22,13 @@ use crate::protocol::types::{
     AssistantMessage, Content, ContentPart, MediaPart, Message, PartSource, RunAgentInput,
     TextMessage, TextPart, UserMessage,
 };
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::named_encoder::Encoder;
 use crate::server::runs::context::InputError;
+use crate::server::state::AppState;
 use crate::server::stream::sse_response;
-use crate::server::AppState;
 
-use super::{content_length, read_json};
+use super::body::{content_length, read_json};
 
 /// The agent a request runs when it names none.
 pub const DEFAULT_AGENT: &str = "demo";

@@ -31,14 +31,14 @@ use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::{Conversation, RunStatus};
 use crate::protocol::sse;
 use crate::protocol::types::{Message, PROTOCOL_VERSION};
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::clock::now_ms;
 use crate::server::error::ApiError;
 use crate::server::runs::Observed;
-use crate::server::AppState;
+use crate::server::state::AppState;
 
 use super::agents::parse_run_input;
-use super::{content_length, read_json};
+use super::body::{content_length, read_json};
 
 /// How many already-waiting events go into one write of the observer stream.
 const BATCH: usize = 64;

@@ -14,7 +14,7 @@ use super::thread_cache::ThreadCache;
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::types::{RunOutcome, PROTOCOL_VERSION};
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::clock::now_ms;
 use crate::server::store::{Committed, Store};
 use crate::wire::{RunErrorCode, RunState};

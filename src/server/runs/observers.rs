@@ -12,7 +12,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::broadcast;
 
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::error::ApiError;
 
 /// How many events the observer hub buffers; an observer further behind is resynchronised.

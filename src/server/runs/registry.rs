@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::admit::{too_many_runs, too_many_runs_for_user};
 use super::log::RunLog;
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::error::ApiError;
 
 /// A run in progress.

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::{Conversation, PlacedHint, RunStatus};
 use crate::protocol::types::{Message, RunAgentInput};
-use crate::server::auth::User;
+use crate::server::accounts::User;
 use crate::server::limits::Limits;
 use crate::server::store::{start_conversation, Store};
 

@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::server::auth::User;
+use crate::server::accounts::User;
 
 struct Waiter {
     run_id: String,

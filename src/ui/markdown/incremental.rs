@@ -13,10 +13,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{
-    code_block_view, parse_tracked, render_block, render_inline, render_item, table_row, Align,
-    Block, Inline, LastTop,
-};
+use super::parse::{parse_tracked, Align, Block, Inline, LastTop};
+use super::render::{code_block_view, render_block, render_inline, render_item, table_row};
 
 /// Bytes of text per text node in the open block (rounded up to a character boundary). Chunk
 /// boundaries depend only on the text before them, so they do not move as text is appended.

@@ -1,4 +1,6 @@
 //! Tests of the `markdown` module.
+use super::parse::plain_text;
+use super::render::shorten;
 use super::*;
 
 fn text(s: &str) -> Inline {

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use crate::protocol::types::{Interrupt, Message, ResumeStatus, RunOutcome};
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
+use super::text::{last_user_text, stream_text};
 use super::tools::{after_word, emit_tool_call, emit_tool_result};
-use super::{last_user_text, stream_text};
 
 /// Frontend tools this scenario prefers when the app offers them.
 const HITL_TOOLS: [&str; 2] = ["generate_task_steps", "confirm_action"];

@@ -4,7 +4,7 @@
 use crate::protocol::types::{Content, ContentPart, Message, PartSource};
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
-use super::stream_text;
+use super::text::stream_text;
 
 /// Bytes encoded by base64 text, from its length alone (a `data:` URL prefix is skipped).
 pub(super) fn base64_size(text: &str) -> usize {

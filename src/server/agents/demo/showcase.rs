@@ -8,7 +8,7 @@ use crate::protocol::event::{EncryptedSubtype, Event, EventKind};
 use crate::protocol::types::{ReasoningRole, SubagentOutcome, TextRole};
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
-use super::stream_text;
+use super::text::stream_text;
 use super::text::tokens;
 use super::tools::pause;
 

@@ -8,8 +8,8 @@ use serde_json::{json, Map, Value};
 use crate::protocol::event::EventKind;
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
+use super::text::{last_user_text, stream_text};
 use super::tools::{after_word, emit_tool_call, emit_tool_result, pause};
-use super::{last_user_text, stream_text};
 
 /// The client's state as an object to build on; anything else starts over from `{}`.
 fn state_object(ctx: &RunContext) -> Option<Map<String, Value>> {

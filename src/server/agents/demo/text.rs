@@ -1,10 +1,8 @@
 //! Text scenarios (`chat`, `long`, `error`) and the text streaming every scenario uses.
 
 use crate::protocol::event::EventKind;
-use crate::protocol::types::TextRole;
+use crate::protocol::types::{Content, Message, TextRole};
 use crate::server::agents::{AgentError, RunContext, RunEnd};
-
-use super::last_user_text;
 
 /// Stream `text` as one assistant message, chunked the way a model's tokens arrive (a word or
 /// a piece of a long word at a time), pausing `token_delay` between chunks.
@@ -118,6 +116,17 @@ pub async fn error(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
         crate::wire::RunErrorCode::UpstreamUnavailable,
         "the demo's pretend upstream service is unavailable (this error is the scenario)",
     ))
+}
+
+/// The text of the last user message, if any.
+pub fn last_user_text(ctx: &RunContext) -> Option<String> {
+    ctx.input.messages.iter().rev().find_map(|m| match m {
+        Message::User(u) => Some(match &u.content {
+            Content::Text(t) => t.clone(),
+            c => c.text(),
+        }),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

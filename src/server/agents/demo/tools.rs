@@ -8,7 +8,7 @@ use crate::protocol::types::Content;
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
 use super::calc::{self, Request};
-use super::{last_user_text, stream_text};
+use super::text::{last_user_text, stream_text};
 
 /// Cut `s` into pieces of at most `n` chars, on char boundaries (a model streams JSON so).
 pub(super) fn pieces(s: &str, n: usize) -> Vec<&str> {

@@ -8,7 +8,7 @@ fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed>
         seq,
         thread_id: thread.into(),
         run_id: run.into(),
-        owner: crate::server::auth::User::anonymous(),
+        owner: crate::server::accounts::User::anonymous(),
         json: Event::from(kind).to_json().into(),
     })
 }
