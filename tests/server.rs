@@ -36,7 +36,7 @@ async fn health_home_page_and_404() {
         body.contains(r#"<h1 class="brand-name">agui-studio</h1>"#),
         "{body}"
     );
-    assert!(body.contains("server-rendered"));
+    assert!(body.contains("Page loading"));
 
     // An unknown path is a 404 page.
     let (status, body) = get(addr, "/definitely/not/here").await;

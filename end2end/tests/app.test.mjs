@@ -41,7 +41,7 @@ test("the page hydrates in Chromium without errors", async () => {
   const problems = watchProblems(page);
   await page.goto(server.url);
   await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 15000 });
-  assert.equal(await page.textContent("#hydration-status"), "interactive");
+  assert.equal(await page.textContent("#hydration-status"), "Page ready");
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, "home.png"), fullPage: true, animations: "disabled" });
   assert.deepEqual(problems, []);

@@ -54,7 +54,7 @@ test("a reload restores the conversation, rendered on the server before hydratio
     const text = await plain.getByRole("log", { name: "Conversation" }).innerText();
     assert.match(text, /hello reload/);
     assert.match(text, /Hello from agui-studio/);
-    assert.equal(await plain.textContent("#hydration-status"), "server-rendered");
+    assert.equal(await plain.textContent("#hydration-status"), "Page loading");
   } finally {
     await noJs.close();
   }

@@ -85,8 +85,18 @@ pub(crate) fn actions(
     if let Some(run_id) = follow {
         follow_run(&live, run_id);
     }
+    let url = live.borrow().options.url;
     let live = StoredValue::new_local(live);
     let thread = move || w.thread_id.get_untracked();
+    // Another agent starts clean: the last one's failure is not its failure.
+    Effect::new(move |prev: Option<String>| {
+        let now = url.get();
+        if prev.is_some_and(|p| p != now) && live.get_value().borrow().pipeline.is_none() {
+            w.error.set(None);
+            w.connection.set(Connection::Idle);
+        }
+        now
+    });
 
     let send = Callback::new(move |input: SendInput| {
         let l = live.get_value();

@@ -2,8 +2,10 @@
 //!
 //! Layout: a header (product name, agent picker and "Agent URL", panel toggles, theme toggle),
 //! the threads of this tab on the left, the conversation in the middle (transcript, run status,
-//! composer), and the shared-state and event-inspector panels on the right when toggled. On a
-//! phone-sized screen everything stacks: threads become a strip, panels go under the chat.
+//! composer), and the shared-state and event-inspector panels in the dock on the right when
+//! toggled (a resizable column on a wide screen, a drawer on a narrower one, a full-screen
+//! sheet on a phone: see `dock`). On a phone the threads become a strip under the header and
+//! the composer stays at the bottom of the screen.
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -14,6 +16,7 @@ use leptos_router::{path, SsrMode};
 use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
+use crate::ui::dock::{Dock, DockWidth};
 use crate::ui::inspector::Inspector;
 use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
@@ -104,6 +107,11 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
     store.sync_address_bar();
     let show_state = RwSignal::new(false);
     let show_events = RwSignal::new(false);
+    let panels = Panels {
+        show_state,
+        show_events,
+        width: DockWidth::new(),
+    };
     let url = Signal::derive(move || store.current().url.get());
     let set_url = Callback::new(move |u: String| store.current_untracked().url.set(u));
 
@@ -113,7 +121,9 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
             class:with-state=move || show_state.get()
             class:with-events=move || show_events.get()
         >
-            <a class="skip-link" href="#composer-input">"Skip to message"</a>
+            <a class="skip-link" href="#composer-input" on:click=skip_to_message>
+                "Skip to message"
+            </a>
             <header class="studio-header">
                 <div class="brand">
                     <span class="brand-mark" aria-hidden="true">"◆"</span>
@@ -124,7 +134,9 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                     <button
                         type="button"
                         class="toggle"
+                        id=STATE_TOGGLE
                         aria-pressed=move || show_state.get().to_string()
+                        aria-controls="state-panel"
                         on:click=move |_| show_state.update(|v| *v = !*v)
                     >
                         "State"
@@ -132,7 +144,9 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                     <button
                         type="button"
                         class="toggle"
+                        id=EVENTS_TOGGLE
                         aria-pressed=move || show_events.get().to_string()
+                        aria-controls="inspector-panel"
                         on:click=move |_| show_events.update(|v| *v = !*v)
                     >
                         "Events"
@@ -147,13 +161,13 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                                 </form>
                             }
                         })}
+                    // For tests and assistive technology: whether the page is live yet.
                     <span
                         id="hydration-status"
-                        class="hydration-status"
+                        class="visually-hidden"
                         data-hydrated=move || hydrated.get().to_string()
-                        title="Whether the page is live in this browser"
                     >
-                        {move || if hydrated.get() { "interactive" } else { "server-rendered" }}
+                        {move || if hydrated.get() { "Page ready" } else { "Page loading" }}
                     </span>
                 </div>
             </header>
@@ -161,7 +175,7 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                 <ThreadList store/>
                 {move || {
                     let thread = store.current();
-                    view! { <ThreadView thread agents show_state show_events/> }
+                    view! { <ThreadView thread agents panels/> }
                 }}
             </div>
         </div>
@@ -169,14 +183,77 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
     .into_any()
 }
 
+/// The ids of the panel toggles (focus returns to them when a drawer closes).
+const STATE_TOGGLE: &str = "toggle-state";
+const EVENTS_TOGGLE: &str = "toggle-events";
+
+/// Which panels are open, and the dock's width: the page's, kept across threads.
+#[derive(Clone, Copy)]
+struct Panels {
+    show_state: RwSignal<bool>,
+    show_events: RwSignal<bool>,
+    width: DockWidth,
+}
+
+/// The skip link moves the focus itself: the router handles the `#` link without focusing.
+fn skip_to_message(ev: leptos::ev::MouseEvent) {
+    ev.prevent_default();
+    #[cfg(feature = "hydrate")]
+    if let Some(el) = leptos::web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("composer-input"))
+    {
+        use leptos::wasm_bindgen::JsCast;
+        if let Ok(el) = el.dyn_into::<leptos::web_sys::HtmlElement>() {
+            let _ = el.focus();
+        }
+    }
+}
+
+/// Give the focus to the element with this id (a toggle, when its drawer closes).
+fn focus_id(_id: &str) {
+    #[cfg(feature = "hydrate")]
+    if let Some(el) = leptos::web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(_id))
+    {
+        use leptos::wasm_bindgen::JsCast;
+        if let Ok(el) = el.dyn_into::<leptos::web_sys::HtmlElement>() {
+            let _ = el.focus();
+        }
+    }
+}
+
 /// One thread: its conversation and its panels.
 #[component]
 fn ThreadView(
     thread: ThreadRecord,
     agents: Resource<Vec<AgentSummary>>,
-    show_state: RwSignal<bool>,
-    show_events: RwSignal<bool>,
+    panels: Panels,
 ) -> impl IntoView {
+    let Panels {
+        show_state,
+        show_events,
+        width,
+    } = panels;
+    let close_all = Callback::new(move |_| {
+        let back_to = if show_events.get_untracked() {
+            EVENTS_TOGGLE
+        } else {
+            STATE_TOGGLE
+        };
+        show_state.set(false);
+        show_events.set(false);
+        focus_id(back_to);
+    });
+    let close_state = Callback::new(move |_| {
+        show_state.set(false);
+        focus_id(STATE_TOGGLE);
+    });
+    let close_events = Callback::new(move |_| {
+        show_events.set(false);
+        focus_id(EVENTS_TOGGLE);
+    });
     let agent = thread.agent;
     let url: Signal<String> = thread.url.into();
     let chips = move |compact: bool| {
@@ -199,11 +276,15 @@ fn ThreadView(
             </Show>
             <Composer on_send=agent.send on_stop=agent.stop is_running=agent.is_running/>
         </main>
-        <Show when=move || show_state.get()>
-            <StatePanel state=agent.state on_save=agent.set_state/>
-        </Show>
-        <Show when=move || show_events.get()>
-            <Inspector events=agent.events warnings=agent.warnings/>
+        <Show when=move || show_state.get() || show_events.get()>
+            <Dock width on_close=close_all>
+                <Show when=move || show_state.get()>
+                    <StatePanel state=agent.state on_save=agent.set_state on_close=close_state/>
+                </Show>
+                <Show when=move || show_events.get()>
+                    <Inspector events=agent.events warnings=agent.warnings on_close=close_events/>
+                </Show>
+            </Dock>
         </Show>
     }
     .into_any()

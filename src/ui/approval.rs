@@ -146,8 +146,27 @@ pub fn ApprovalCard(
         id.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
     );
 
+    // Keyboard users reach a new approval at once: it takes the focus when it appears, unless
+    // the user is typing something (then Tab order is theirs).
+    let card = NodeRef::<leptos::html::Div>::new();
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if let Some(el) = card.get() {
+            if !typing_elsewhere() {
+                let _ = el.focus();
+            }
+        }
+    });
+
     view! {
-        <div class="approval" role="group" aria-label=label data-kind=format!("{kind:?}")>
+        <div
+            class="approval"
+            role="group"
+            aria-label=label
+            data-kind=format!("{kind:?}")
+            tabindex="-1"
+            node_ref=card
+        >
             <div class="approval-head">
                 <span class="approval-icon" aria-hidden="true">"!"</span>
                 <span class="approval-heading">{heading}</span>
@@ -219,6 +238,25 @@ pub fn ApprovalCard(
         </div>
     }
     .into_any()
+}
+
+/// Whether the focus is in a text field that holds something the user typed.
+#[cfg(feature = "hydrate")]
+fn typing_elsewhere() -> bool {
+    use leptos::wasm_bindgen::JsCast;
+    let Some(active) = leptos::web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+    else {
+        return false;
+    };
+    if let Some(t) = active.dyn_ref::<leptos::web_sys::HtmlTextAreaElement>() {
+        return !t.value().is_empty();
+    }
+    if let Some(i) = active.dyn_ref::<leptos::web_sys::HtmlInputElement>() {
+        return !i.value().is_empty();
+    }
+    false
 }
 
 #[cfg(test)]

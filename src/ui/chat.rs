@@ -21,8 +21,10 @@ use crate::ui::util::stick_to_bottom;
 /// One row of the transcript.
 #[derive(Clone)]
 enum Row {
-    /// A message, and the subagent run it belongs to.
-    Message(MessageEntry, Option<String>),
+    /// A message, the subagent run it belongs to, and whether it continues the answer above
+    /// it (an assistant message after another of the same author since the last user message:
+    /// one author label per turn).
+    Message(MessageEntry, Option<String>, bool),
     /// The render hint at this index of `RunView::render_hints`.
     Hint(usize),
     /// The header of a subagent run's messages.
@@ -32,7 +34,9 @@ enum Row {
 impl Row {
     fn key(&self) -> String {
         match self {
-            Row::Message(e, sub) => format!("m:{}:{}", e.id, sub.as_deref().unwrap_or("")),
+            Row::Message(e, sub, cont) => {
+                format!("m:{}:{}:{cont}", e.id, sub.as_deref().unwrap_or(""))
+            }
             Row::Hint(i) => format!("h:{i}"),
             Row::Subagent(id) => format!("s:{id}"),
         }
@@ -60,13 +64,20 @@ fn rows_of(entries: &[MessageEntry], hints: &[PlacedHint]) -> Vec<Row> {
     let mut rows = Vec::with_capacity(entries.len() + hints.len());
     let mut seen_subagents = HashSet::new();
     let mut hint = 0;
+    // The author of the last assistant message since the last user message: (subagent, name).
+    let mut answering: Option<(Option<String>, Option<String>)> = None;
     for (i, e) in entries.iter().enumerate() {
         while hint < hints.len() && hints[hint].position <= i {
             rows.push(Row::Hint(hint));
             hint += 1;
         }
-        let (hidden, sub) = e.msg.with_untracked(|m| {
+        let (hidden, sub, author) = e.msg.with_untracked(|m| {
             let hidden = matches!(m, Msg::Tool(t) if calls.contains(&t.tool_call_id));
+            let author = match m {
+                Msg::Assistant(a) => Some(Some(a.name.clone())),
+                Msg::User(_) => Some(None),
+                _ => None,
+            };
             let sub = match m {
                 Msg::Developer(x) | Msg::System(x) => x.subagent_run_id.clone(),
                 Msg::Assistant(x) => x.subagent_run_id.clone(),
@@ -75,17 +86,31 @@ fn rows_of(entries: &[MessageEntry], hints: &[PlacedHint]) -> Vec<Row> {
                 Msg::Activity(x) => x.subagent_run_id.clone(),
                 Msg::Reasoning(x) => x.subagent_run_id.clone(),
             };
-            (hidden, sub)
+            (hidden, sub, author)
         });
         if hidden {
             continue;
         }
+        let continues = match author {
+            // A user message starts a new turn.
+            Some(None) => {
+                answering = None;
+                false
+            }
+            Some(Some(name)) => {
+                let me = (sub.clone(), name);
+                let same = answering.as_ref() == Some(&me);
+                answering = Some(me);
+                same
+            }
+            None => false,
+        };
         if let Some(s) = &sub {
             if seen_subagents.insert(s.clone()) {
                 rows.push(Row::Subagent(s.clone()));
             }
         }
-        rows.push(Row::Message(e.clone(), sub));
+        rows.push(Row::Message(e.clone(), sub, continues));
     }
     rows.extend((hint..hints.len()).map(Row::Hint));
     rows
@@ -136,6 +161,8 @@ pub fn Chat(
         hints.track();
         agent.approvals.track();
         agent.run.track();
+        // The empty state (the introduction and its suggestions) is read from the top.
+        !is_empty()
     });
     // Sending a message always brings the reader to it.
     Effect::new(move |prev: Option<usize>| {
@@ -154,7 +181,7 @@ pub fn Chat(
     });
 
     let row_view = move |row: Row| match row {
-        Row::Message(entry, sub) => {
+        Row::Message(entry, sub, continues) => {
             let id = entry.id.clone();
             let streaming = Signal::derive(move || {
                 agent.is_running.get()
@@ -163,7 +190,12 @@ pub fn Chat(
                             && last_reasoning_id.with(|l| l.as_deref() == Some(id.as_str()))))
             });
             view! {
-                <div class="turn" class:in-subagent=sub.is_some() data-message-id=entry.id.clone()>
+                <div
+                    class="turn"
+                    class:in-subagent=sub.is_some()
+                    class:continues=continues
+                    data-message-id=entry.id.clone()
+                >
                     <Message message=entry.msg streaming/>
                 </div>
             }

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::client::session::EventRecord;
+use crate::ui::dock::CloseButton;
 use crate::ui::render_hints::JsonView;
 use crate::ui::util::{stick_to_bottom, truncate};
 
@@ -55,6 +56,9 @@ pub fn Inspector(
     /// Every warning of the session (the count is shown in the header).
     #[prop(into)]
     warnings: Signal<Vec<String>>,
+    /// Closes the panel (its close button).
+    #[prop(optional)]
+    on_close: Option<Callback<()>>,
 ) -> impl IntoView {
     let filter = RwSignal::new(String::new());
     let warnings_only = RwSignal::new(false);
@@ -85,6 +89,7 @@ pub fn Inspector(
     let list = NodeRef::<Div>::new();
     let (following, on_scroll, jump) = stick_to_bottom(list, move || {
         rows.track();
+        true
     });
 
     view! {
@@ -105,6 +110,7 @@ pub fn Inspector(
                             })
                     }}
                 </span>
+                {on_close.map(|on_close| view! { <CloseButton label="Close events" on_close/> })}
             </div>
             <div class="inspector-tools">
                 <input

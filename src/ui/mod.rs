@@ -7,6 +7,7 @@ pub mod app;
 pub mod approval;
 pub mod chat;
 pub mod composer;
+pub mod dock;
 pub mod inspector;
 pub mod markdown;
 pub mod message;

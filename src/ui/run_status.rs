@@ -50,7 +50,9 @@ fn status_key(status: &Status) -> &'static str {
     }
 }
 
-fn connection_label(c: Connection) -> &'static str {
+/// The connection's `data-state` key, and what the status line says of it: only what the
+/// reader can act on or wait for (the run's own label says the rest).
+fn connection_key(c: Connection) -> &'static str {
     match c {
         Connection::Idle => "idle",
         Connection::Connecting => "connecting",
@@ -58,6 +60,13 @@ fn connection_label(c: Connection) -> &'static str {
         Connection::Reconnecting => "reconnecting",
         Connection::Closed => "closed",
         Connection::Failed => "failed",
+    }
+}
+
+fn connection_note(c: Connection) -> Option<&'static str> {
+    match c {
+        Connection::Connecting => Some("Connecting…"),
+        _ => None,
     }
 }
 
@@ -178,6 +187,9 @@ pub fn RunStatus(
                         {move || {
                             if agent.connection.get() == Connection::Reconnecting {
                                 "Reconnecting…"
+                            } else if !running.get() && error.with(Option::is_some) {
+                                // One status at a time: the banner above says why.
+                                "Failed"
                             } else {
                                 status.with(status_label)
                             }
@@ -217,14 +229,18 @@ pub fn RunStatus(
                             .flatten()
                             .map(|t| view! { <span class="took">{t}</span> })
                     }}
-                    <span
-                        class="conn"
-                        data-state=move || connection_label(agent.connection.get())
-                        title="Connection"
-                    >
-                        <span class="dot" aria-hidden="true"></span>
-                        {move || connection_label(agent.connection.get())}
-                    </span>
+                    {move || {
+                        let c = agent.connection.get();
+                        connection_note(c)
+                            .map(|note| {
+                                view! {
+                                    <span class="conn" data-state=connection_key(c)>
+                                        <span class="dot" aria-hidden="true"></span>
+                                        {note}
+                                    </span>
+                                }
+                            })
+                    }}
                 </span>
             </div>
             <Show when=move || running.get()>

@@ -4,8 +4,11 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::ui::dock::CloseButton;
 use crate::ui::render_hints::JsonView;
 use crate::ui::util::pretty_value;
+
+const CLOSE: &str = "Close shared state";
 
 /// The shared state (`<aside aria-label="Shared state">`).
 #[component]
@@ -16,6 +19,9 @@ pub fn StatePanel(
     /// Called with the edited state.
     #[prop(into)]
     on_save: Callback<Value>,
+    /// Closes the panel (its close button).
+    #[prop(optional)]
+    on_close: Option<Callback<()>>,
 ) -> impl IntoView {
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(String::new());
@@ -63,6 +69,7 @@ pub fn StatePanel(
                             "Cancel"
                         </button>
                     </Show>
+                    {on_close.map(|on_close| view! { <CloseButton label=CLOSE on_close/> })}
                 </div>
             </div>
             <div class="panel-body">

@@ -51,14 +51,16 @@ const BOTTOM_SLACK: i32 = 48;
 
 /// Stick-to-bottom scrolling for a scroll container: while `following`, every run of `changed`
 /// (read inside an effect, so it should read the signals whose change grows the content)
-/// scrolls to the bottom on the next frame; scrolling up stops following, scrolling back to
-/// the bottom resumes it. Returns `(following, on_scroll, jump)`: attach `on_scroll` to the
-/// container's `scroll` event; `jump` scrolls to the bottom and follows again.
+/// scrolls to the bottom on the next frame — unless it returns false (nothing to follow yet:
+/// an empty transcript keeps its introduction in view); scrolling up stops following,
+/// scrolling back to the bottom resumes it. Returns `(following, on_scroll, jump)`: attach
+/// `on_scroll` to the container's `scroll` event; `jump` scrolls to the bottom and follows
+/// again.
 ///
 /// Browser only in effect: on the server the effect never runs and nothing scrolls.
 pub fn stick_to_bottom(
     node: NodeRef<Div>,
-    changed: impl Fn() + 'static,
+    changed: impl Fn() -> bool + 'static,
 ) -> (
     RwSignal<bool>,
     impl Fn() + Copy + 'static,
@@ -66,8 +68,7 @@ pub fn stick_to_bottom(
 ) {
     let following = RwSignal::new(true);
     Effect::new(move |_| {
-        changed();
-        if following.get_untracked() {
+        if changed() && following.get_untracked() {
             request_animation_frame(move || {
                 if let Some(el) = node.get_untracked() {
                     el.set_scroll_top(el.scroll_height());

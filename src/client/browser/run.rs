@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use crate::client::session::{Connection, RunErrorView};
+use crate::client::session::{http_failure, network_failure, Connection, RunErrorView, Target};
 use crate::client::transport::{
     get_json, is_same_origin, now_ms, post_stream, random_id, TransportError,
 };
@@ -103,6 +103,10 @@ pub(super) fn start_run(
         return;
     };
     let l = l.clone();
+    let tried = Target {
+        url: url.clone(),
+        same_origin: detach,
+    };
     leptos::task::spawn_local(async move {
         let body = body.to_string();
         let result = {
@@ -122,7 +126,7 @@ pub(super) fn start_run(
             .await
         };
         let result = resume_run(&l, generation, result, &signal).await;
-        finish_run(&l, generation, result);
+        finish_run(&l, generation, result, &tried);
     });
 }
 
@@ -133,7 +137,9 @@ pub(super) fn retry_input(l: &Shared, input: RunAgentInput, conv: Conversation) 
     start_run(l, conv, input.thread_id.clone(), forwarded, resume);
 }
 
-fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
+/// The run's connection ended: the conversation takes what the pipeline made of it, and the
+/// banner says why it failed, if it did (`tried`: where it was sent).
+fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>, tried: &Target) {
     let mut b = l.borrow_mut();
     if b.generation != generation {
         return;
@@ -157,14 +163,8 @@ fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
     let p = b.pipeline.take().expect("pipeline present");
     let error = match (&result, p.outcome()) {
         (Err(TransportError::Aborted), _) => None,
-        (Err(TransportError::Http { status, body }), _) => Some(RunErrorView {
-            message: http_error_message(*status, body),
-            code: Some(format!("HTTP_{status}")),
-        }),
-        (Err(e), _) => Some(RunErrorView {
-            message: e.to_string(),
-            code: Some("NETWORK".into()),
-        }),
+        (Err(TransportError::Http { status, body }), _) => Some(http_failure(tried, *status, body)),
+        (Err(TransportError::Network(detail)), _) => Some(network_failure(tried, detail)),
         (Ok(()), StreamOutcome::Failed) => Some(RunErrorView {
             message: format!(
                 "the agent's stream broke the AG-UI protocol: {}",
@@ -213,20 +213,6 @@ fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>) {
     schedule_frame(l);
 }
 
-fn http_error_message(status: u16, body: &str) -> String {
-    let detail = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .or_else(|| v.get("message"))
-                .or_else(|| v.get("detail"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.chars().take(300).collect());
-    format!("HTTP {status}: {detail}")
-}
-
 /// Follow a run of this server that was already going when the page loaded: fetch the input it
 /// started from, then read its events from the first (stored, then live) through the same
 /// resuming path as a broken connection, so the transcript ends as if this page had started it.
@@ -269,6 +255,10 @@ pub(super) fn follow_run(l: &Shared, run_id: String) {
             "following the run in progress".into(),
         ));
         let result = resume_run(&l, generation, pending, &signal).await;
-        finish_run(&l, generation, result);
+        let tried = Target {
+            url,
+            same_origin: true,
+        };
+        finish_run(&l, generation, result, &tried);
     });
 }

@@ -105,3 +105,51 @@ fn interrupts_are_approvals_and_unanswered_ones_are_cancelled_on_resume() {
     assert_eq!(r[0].status, ResumeStatus::Resolved);
     assert_eq!(r[1].status, ResumeStatus::Cancelled);
 }
+
+#[test]
+fn a_foreign_agent_that_cannot_be_reached_gets_the_cors_and_proxy_explanation() {
+    let target = Target {
+        url: "http://127.0.0.1:9/agent?key=secret".into(),
+        same_origin: false,
+    };
+    let e = network_failure(&target, "Failed to fetch");
+    assert!(
+        e.message.contains("http://127.0.0.1:9/agent"),
+        "{}",
+        e.message
+    );
+    assert!(
+        !e.message.contains("secret"),
+        "the query (a key?) is left out"
+    );
+    assert!(e.message.contains("CORS") && e.message.contains("--proxy"));
+    assert_eq!(e.code.as_deref(), Some("NETWORK"));
+    // This page's own server: no CORS story.
+    let own = Target {
+        url: "/api/agents/demo".into(),
+        same_origin: true,
+    };
+    let e = network_failure(&own, "Failed to fetch");
+    assert!(!e.message.contains("CORS"), "{}", e.message);
+}
+
+#[test]
+fn an_http_error_carries_the_status_the_url_the_servers_message_and_a_hint() {
+    let target = Target {
+        url: "/api/agents/nope".into(),
+        same_origin: true,
+    };
+    let body = r#"{"error":{"code":"not_found","message":"no agent 'nope' is served here"}}"#;
+    let e = http_failure(&target, 404, body);
+    assert!(
+        e.message
+            .starts_with("HTTP 404 from /api/agents/nope: no agent 'nope'"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("check the Agent URL"));
+    assert_eq!(e.code.as_deref(), Some("HTTP_404"));
+    // A text body is quoted briefly.
+    let e = http_failure(&target, 502, &"x".repeat(10_000));
+    assert!(e.message.len() < 600, "{}", e.message.len());
+}

@@ -92,10 +92,27 @@ pub fn render(props: &Value) -> Result<AnyView, PropsError> {
 /// The table built from validated props.
 pub fn view(p: TableProps) -> AnyView {
     let caption = p.title.map(|t| view! { <caption>{t}</caption> });
+    // A column of numbers has its header over the numbers: right-aligned like them.
+    let numeric: Vec<bool> = (0..p.columns.len())
+        .map(|i| {
+            let mut cells = p
+                .rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .filter(|c| !c.0.is_empty());
+            let mut any = false;
+            let all = cells.all(|c| {
+                any = true;
+                c.1
+            });
+            any && all
+        })
+        .collect();
     let head = p
         .columns
         .into_iter()
-        .map(|c| view! { <th scope="col">{c}</th> })
+        .zip(numeric)
+        .map(|(c, num)| view! { <th scope="col" class=if num { "rh-num" } else { "rh-cell" }>{c}</th> })
         .collect::<Vec<_>>();
     let empty = p.rows.is_empty().then(|| {
         view! { <tr><td class="rh-empty" colspan=head.len()>"No rows"</td></tr> }

@@ -175,9 +175,15 @@ fn ssr_table_has_a_th_per_column() {
     assert_eq!(out.matches("<td").count(), 6);
     assert!(out.contains("<caption>People</caption>"));
     assert_eq!(
-        out.matches("class=\"rh-num\"").count(),
+        out.matches("<td class=\"rh-num\"").count(),
         1,
         "numeric cells are marked: {out}"
+    );
+    // The header of the numeric column is aligned with its numbers; the others are not.
+    assert_eq!(
+        out.matches("<th scope=\"col\" class=\"rh-num\"").count(),
+        1,
+        "{out}"
     );
     assert!(!out.contains("class=\"\""), "{out}");
 }

@@ -19,9 +19,8 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
-use crate::protocol::types::{Content, Message};
 
-pub use text::stream_text;
+pub use text::{last_user_text, stream_text};
 
 /// A scenario: its name (what a user types or sends as `forwardedProps.scenario`) and what it
 /// shows.
@@ -36,7 +35,7 @@ pub const SCENARIOS: &[Scenario] = &[
     Scenario { name: "chat", description: "A streamed markdown answer with a code block, a list and a table." },
     Scenario { name: "backend_tool", description: "A real local tool (arithmetic and unit conversion) run server-side, with TOOL_CALL_RESULT." },
     Scenario { name: "hitl", description: "A frontend tool: the run ends with pendingToolCallIds; the next run carries your tool message." },
-    Scenario { name: "interrupt", description: "The run ends with an interrupt outcome (with a responseSchema); the next run's resume answers it." },
+    Scenario { name: "interrupt", description: "The run ends with an interrupt outcome (with a responseSchema); the next run's resume answers it. Send \"interrupt date\" for a form (a date picker built from the schema)." },
     Scenario { name: "approval", description: "An in-stream approval: a request_approval tool call waits, stream open, for POST /api/ag-ui/tool-result." },
     Scenario { name: "agentic_ui", description: "A plan as state: STATE_SNAPSHOT, then a STATE_DELTA per step." },
     Scenario { name: "tool_ui", description: "A tool call whose arguments are structured content for the UI to render." },
@@ -133,17 +132,6 @@ pub fn pick_scenario(ctx: &RunContext) -> &'static str {
             by_name(&word)
         })
         .unwrap_or("chat")
-}
-
-/// The text of the last user message, if any.
-pub fn last_user_text(ctx: &RunContext) -> Option<String> {
-    ctx.input.messages.iter().rev().find_map(|m| match m {
-        Message::User(u) => Some(match &u.content {
-            Content::Text(t) => t.clone(),
-            c => c.text(),
-        }),
-        _ => None,
-    })
 }
 
 fn capabilities() -> Value {
