@@ -6,7 +6,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
+import path from "node:path";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot, shots } from "./support.mjs";
 
 let server;
 let browser;
@@ -35,8 +36,8 @@ const box = async (locator) => {
 
 test("1280 px with State and Events open: the conversation keeps at least 480 px", async () => {
   const { page } = await pageAt(1280, 800);
-  await page.getByRole("button", { name: "State" }).click();
-  await page.getByRole("button", { name: "Events" }).click();
+  await page.getByRole("button", { name: "State", exact: true }).click();
+  await page.getByRole("button", { name: "Events", exact: true }).click();
   await page.getByRole("complementary", { name: "Event inspector" }).waitFor();
   const conversation = await box(page.getByRole("main"));
   assert.ok(conversation.width >= 480, `conversation ${conversation.width} px`);
@@ -52,7 +53,7 @@ test("1280 px with State and Events open: the conversation keeps at least 480 px
 
 test("the dock is resized by keyboard and never takes the conversation's 480 px", async () => {
   const { page } = await pageAt(1440, 900);
-  await page.getByRole("button", { name: "Events" }).click();
+  await page.getByRole("button", { name: "Events", exact: true }).click();
   const dock = page.getByRole("region", { name: "Panels" });
   const before = (await box(dock)).width;
   const handle = page.getByRole("separator", { name: "Resize panels" });
@@ -69,7 +70,7 @@ test("the dock is resized by keyboard and never takes the conversation's 480 px"
   // The width is kept for the next visit.
   await page.reload();
   await page.waitForSelector('#hydration-status[data-hydrated="true"]');
-  await page.getByRole("button", { name: "Events" }).click();
+  await page.getByRole("button", { name: "Events", exact: true }).click();
   const kept = (await box(page.getByRole("region", { name: "Panels" }))).width;
   assert.ok(Math.abs(kept - (await box(dock)).width) <= 1 && kept > before + 96, `kept ${kept}`);
   await page.close();
@@ -79,7 +80,7 @@ test("1024 px: the panels are a drawer over an unchanged conversation; Escape cl
   const { page } = await pageAt(1024, 768);
   const main = page.getByRole("main");
   const width = (await box(main)).width;
-  const toggle = page.getByRole("button", { name: "Events" });
+  const toggle = page.getByRole("button", { name: "Events", exact: true });
   await toggle.click();
   const dock = page.getByRole("region", { name: "Panels" });
   await dock.waitFor();
@@ -93,7 +94,7 @@ test("1024 px: the panels are a drawer over an unchanged conversation; Escape cl
   await dock.waitFor({ state: "detached" });
   assert.ok(await toggle.evaluate((el) => el === document.activeElement), "focus back on Events");
   // The close button works the same way.
-  await page.getByRole("button", { name: "State" }).click();
+  await page.getByRole("button", { name: "State", exact: true }).click();
   await page.getByRole("button", { name: "Close shared state" }).click();
   await dock.waitFor({ state: "detached" });
   await page.close();
@@ -104,12 +105,24 @@ test("phone: the composer is on screen at load and a panel opens full-screen whe
   const composer = await box(page.getByRole("textbox", { name: "Message" }));
   assert.ok(composer.y + composer.height <= 844, `composer bottom at ${composer.y + composer.height}`);
   await shoot(page, "layout-phone", { fullPage: false });
-  await page.getByRole("button", { name: "State" }).click();
-  const sheet = await box(page.getByRole("region", { name: "Panels" }));
-  assert.ok(sheet.x <= 1 && sheet.y <= 1 && sheet.width >= 389 && sheet.height >= 843, JSON.stringify(sheet));
-  await shoot(page, "layout-phone-state", { fullPage: false });
-  await page.keyboard.press("Escape");
-  await page.getByRole("region", { name: "Panels" }).waitFor({ state: "detached" });
+  const toggle = page.getByRole("button", { name: "State", exact: true });
+  const theme = page.getByRole("button", { name: "Toggle theme" });
+  // The sheet covers the theme toggle: one screenshot per theme, the sheet opened for each.
+  for (const dark of [false, true]) {
+    if ((await theme.getAttribute("aria-pressed")) !== String(dark)) {
+      await theme.click();
+      await page.waitForTimeout(600);
+    }
+    await toggle.click();
+    const sheet = await box(page.getByRole("region", { name: "Panels" }));
+    assert.ok(sheet.x <= 1 && sheet.y <= 1 && sheet.width >= 389 && sheet.height >= 843, JSON.stringify(sheet));
+    const name = `layout-phone-state-${dark ? "dark" : "light"}.png`;
+    await page.screenshot({ path: path.join(shots, name), animations: "disabled" });
+    await page.keyboard.press("Escape");
+    await page.getByRole("region", { name: "Panels" }).waitFor({ state: "detached" });
+    assert.ok(await toggle.evaluate((el) => el === document.activeElement), "focus back on State");
+  }
+  await theme.click();
   await page.close();
 });
 

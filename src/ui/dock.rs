@@ -72,12 +72,20 @@ pub fn Dock(width: DockWidth, on_close: Callback<()>, children: Children) -> imp
             }
         }
     });
-    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
-        if ev.key() == "Escape" && is_drawer() {
-            ev.prevent_default();
-            on_close.run(());
-        }
-    };
+    // Escape closes a drawer or a sheet wherever the focus is (a toggle in the header, the
+    // page behind), unless something else used that Escape already.
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            if ev.key() == "Escape" && !ev.default_prevented() && browser::is_drawer() {
+                ev.prevent_default();
+                on_close.run(());
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = on_close;
     let resize_to = move |want: f64| {
         let w = clamp_width(want, room());
         width.0.set(Some(w));
@@ -125,7 +133,6 @@ pub fn Dock(width: DockWidth, on_close: Callback<()>, children: Children) -> imp
             tabindex="-1"
             style=style
             node_ref=node
-            on:keydown=on_keydown
         >
             <div
                 class="dock-handle"
@@ -164,17 +171,6 @@ pub fn CloseButton(
         >
             "×"
         </button>
-    }
-}
-
-fn is_drawer() -> bool {
-    #[cfg(feature = "hydrate")]
-    {
-        browser::is_drawer()
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        false
     }
 }
 
