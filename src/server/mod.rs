@@ -16,6 +16,7 @@ pub mod runs;
 pub mod startup;
 pub mod store;
 pub mod stream;
+pub mod thread_edits;
 pub mod thread_views;
 
 use std::process::ExitCode;
