@@ -65,9 +65,19 @@ async fn server() -> SocketAddr {
 #[tokio::test]
 async fn a_thread_is_renamed_and_an_empty_title_gives_the_automatic_one_back() {
     let addr = server().await;
-    run(addr, &input("t1", "r1", json!([user("u1", "chat about rivers")]))).await;
+    run(
+        addr,
+        &input("t1", "r1", json!([user("u1", "chat about rivers")])),
+    )
+    .await;
     assert_eq!(thread(addr, "t1").await["title"], "chat about rivers");
-    let r = call(addr, "PATCH", "/api/threads/t1", Some(&json!({"title": "  Rivers \n and  lakes "}))).await;
+    let r = call(
+        addr,
+        "PATCH",
+        "/api/threads/t1",
+        Some(&json!({"title": "  Rivers \n and  lakes "})),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["title"], "Rivers and lakes");
     assert_eq!(thread(addr, "t1").await["title"], "Rivers and lakes");
@@ -75,7 +85,13 @@ async fn a_thread_is_renamed_and_an_empty_title_gives_the_automatic_one_back() {
     // A later run keeps the user's title.
     run(addr, &input("t1", "r2", json!([user("u2", "chat more")]))).await;
     assert_eq!(titles(addr, "").await, vec!["Rivers and lakes"]);
-    let r = call(addr, "PATCH", "/api/threads/t1", Some(&json!({"title": "   "}))).await;
+    let r = call(
+        addr,
+        "PATCH",
+        "/api/threads/t1",
+        Some(&json!({"title": "   "})),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(thread(addr, "t1").await["title"], "chat about rivers");
 }
@@ -87,29 +103,82 @@ async fn hostile_renames_are_refused_and_change_nothing() {
     let huge = "x".repeat(201);
     let cases: Vec<(Option<String>, u16, &str)> = vec![
         (Some(json!({"title": huge}).to_string()), 413, "too_large"),
-        (Some(json!({"title": "é".repeat(100_000)}).to_string()), 413, "too_large"),
+        (
+            Some(json!({"title": "é".repeat(100_000)}).to_string()),
+            413,
+            "too_large",
+        ),
         (Some("{\"title\": ".into()), 400, "invalid_json"),
-        (Some(json!({"title": 5}).to_string()), 422, "invalid_request"),
-        (Some(json!({"title": "a", "extra": 1}).to_string()), 422, "invalid_request"),
+        (
+            Some(json!({"title": 5}).to_string()),
+            422,
+            "invalid_request",
+        ),
+        (
+            Some(json!({"title": "a", "extra": 1}).to_string()),
+            422,
+            "invalid_request",
+        ),
         (Some("[]".into()), 422, "invalid_request"),
         (None, 400, "invalid_json"),
     ];
     for (body, status, code) in cases {
-        let r = request(addr, "PATCH", "/api/threads/t1", &[], body.as_deref().map(str::as_bytes)).await;
+        let r = request(
+            addr,
+            "PATCH",
+            "/api/threads/t1",
+            &[],
+            body.as_deref().map(str::as_bytes),
+        )
+        .await;
         assert_eq!(r.status, status, "{}", r.body);
         assert_eq!(r.json()["error"]["code"], code, "{}", r.body);
     }
     // The guards of every other write: JSON only, same origin only.
     let body = json!({"title": "x"}).to_string();
-    let r = request(addr, "PATCH", "/api/threads/t1", &[("Content-Type", "text/plain")], Some(body.as_bytes())).await;
+    let r = request(
+        addr,
+        "PATCH",
+        "/api/threads/t1",
+        &[("Content-Type", "text/plain")],
+        Some(body.as_bytes()),
+    )
+    .await;
     assert_eq!(r.status, 415, "{}", r.body);
-    let r = request(addr, "PATCH", "/api/threads/t1", &[("Origin", "https://evil.example")], Some(body.as_bytes())).await;
+    let r = request(
+        addr,
+        "PATCH",
+        "/api/threads/t1",
+        &[("Origin", "https://evil.example")],
+        Some(body.as_bytes()),
+    )
+    .await;
     assert_eq!(r.status, 403, "{}", r.body);
-    let r = request(addr, "DELETE", "/api/threads/t1", &[("Origin", "https://evil.example")], None).await;
+    let r = request(
+        addr,
+        "DELETE",
+        "/api/threads/t1",
+        &[("Origin", "https://evil.example")],
+        None,
+    )
+    .await;
     assert_eq!(r.status, 403, "{}", r.body);
-    let r = request(addr, "PUT", "/api/threads/t1/feedback", &[("Origin", "https://evil.example")], Some(body.as_bytes())).await;
+    let r = request(
+        addr,
+        "PUT",
+        "/api/threads/t1/feedback",
+        &[("Origin", "https://evil.example")],
+        Some(body.as_bytes()),
+    )
+    .await;
     assert_eq!(r.status, 403, "{}", r.body);
-    let r = call(addr, "PATCH", "/api/threads/nope", Some(&json!({"title": "x"}))).await;
+    let r = call(
+        addr,
+        "PATCH",
+        "/api/threads/nope",
+        Some(&json!({"title": "x"})),
+    )
+    .await;
     assert_eq!(r.status, 404, "{}", r.body);
     assert_eq!(thread(addr, "t1").await["title"], "chat");
 }
@@ -123,12 +192,18 @@ async fn a_deleted_thread_is_gone_with_its_runs_and_events() {
     assert_eq!(r.status, 204, "{}", r.body);
     assert_eq!(call(addr, "GET", "/api/threads/t1", None).await.status, 404);
     assert_eq!(call(addr, "GET", "/api/runs/r1", None).await.status, 404);
-    assert_eq!(call(addr, "GET", "/api/runs/r1/events", None).await.status, 404);
+    assert_eq!(
+        call(addr, "GET", "/api/runs/r1/events", None).await.status,
+        404
+    );
     assert_eq!(titles(addr, "").await, vec!["chat two"]);
     assert!(!state.runs.thread_ids().contains(&"t1".to_string()));
     let store = state.runs.store().unwrap();
     assert!(store.events_after("r1", 0, 10).await.unwrap().is_empty());
-    assert_eq!(call(addr, "DELETE", "/api/threads/t1", None).await.status, 404);
+    assert_eq!(
+        call(addr, "DELETE", "/api/threads/t1", None).await.status,
+        404
+    );
     // The id may be used again: a new thread, without the old one's history.
     run(addr, &input("t1", "r3", json!([user("u3", "chat anew")]))).await;
     assert_eq!(ids(&thread(addr, "t1").await)[0], "u3");
@@ -145,16 +220,39 @@ async fn a_thread_with_a_run_in_progress_is_not_deleted_or_cut() {
     .await;
     let r = call(addr, "DELETE", "/api/threads/t1", None).await;
     assert_eq!(r.status, 409, "{}", r.body);
-    let r = call(addr, "POST", "/api/threads/t1/truncate", Some(&json!({"fromMessageId": "u1"}))).await;
+    let r = call(
+        addr,
+        "POST",
+        "/api/threads/t1/truncate",
+        Some(&json!({"fromMessageId": "u1"})),
+    )
+    .await;
     assert_eq!(r.status, 409, "{}", r.body);
     let call_id = state.runs.pending_waits()[0].0.clone();
-    let (s, _) = common::post_json(addr, "/api/ag-ui/tool-result", &json!({"toolCallId": call_id, "approved": true})).await;
+    let (s, _) = common::post_json(
+        addr,
+        "/api/ag-ui/tool-result",
+        &json!({"toolCallId": call_id, "approved": true}),
+    )
+    .await;
     assert_eq!(s, 200);
     assert_eq!(sse.read_run().await.last().unwrap()["type"], "RUN_FINISHED");
-    wait_until(Duration::from_secs(5), "the run ends", || state.runs.active_count() == 0).await;
+    wait_until(Duration::from_secs(5), "the run ends", || {
+        state.runs.active_count() == 0
+    })
+    .await;
     // Nothing was lost meanwhile.
-    assert!(thread(addr, "t1").await["messages"].as_array().unwrap().len() > 1);
-    assert_eq!(call(addr, "DELETE", "/api/threads/t1", None).await.status, 204);
+    assert!(
+        thread(addr, "t1").await["messages"]
+            .as_array()
+            .unwrap()
+            .len()
+            > 1
+    );
+    assert_eq!(
+        call(addr, "DELETE", "/api/threads/t1", None).await.status,
+        204
+    );
 }
 
 #[tokio::test]
@@ -162,12 +260,20 @@ async fn feedback_is_stored_with_the_thread_one_per_message() {
     let addr = server().await;
     run(addr, &input("t1", "r1", json!([user("u1", "chat")]))).await;
     let answer = ids(&thread(addr, "t1").await)[1].clone();
-    let put = |body: Value| async move { call(addr, "PUT", "/api/threads/t1/feedback", Some(&body)).await };
+    let put = |body: Value| async move {
+        call(addr, "PUT", "/api/threads/t1/feedback", Some(&body)).await
+    };
     let r = put(json!({"messageId": answer, "rating": "up"})).await;
     assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(thread(addr, "t1").await["feedback"], json!({answer.clone(): "up"}));
+    assert_eq!(
+        thread(addr, "t1").await["feedback"],
+        json!({answer.clone(): "up"})
+    );
     put(json!({"messageId": answer, "rating": "down"})).await;
-    assert_eq!(thread(addr, "t1").await["feedback"], json!({answer.clone(): "down"}));
+    assert_eq!(
+        thread(addr, "t1").await["feedback"],
+        json!({answer.clone(): "down"})
+    );
     put(json!({"messageId": answer, "rating": null})).await;
     assert_eq!(thread(addr, "t1").await["feedback"], json!({}));
     // Only messages of the thread, only up or down, bounded ids.
@@ -183,7 +289,13 @@ async fn feedback_is_stored_with_the_thread_one_per_message() {
     assert_eq!(r.status, 200, "{}", r.body);
     let r = put(json!({"rating": "up"})).await;
     assert_eq!(r.status, 422, "{}", r.body);
-    let r = call(addr, "PUT", "/api/threads/nope/feedback", Some(&json!({"messageId": answer, "rating": "up"}))).await;
+    let r = call(
+        addr,
+        "PUT",
+        "/api/threads/nope/feedback",
+        Some(&json!({"messageId": answer, "rating": "up"})),
+    )
+    .await;
     assert_eq!(r.status, 404, "{}", r.body);
     assert_eq!(thread(addr, "t1").await["feedback"], json!({}));
 }
@@ -191,8 +303,16 @@ async fn feedback_is_stored_with_the_thread_one_per_message() {
 #[tokio::test]
 async fn search_finds_titles_literally_and_is_bounded() {
     let addr = server().await;
-    run(addr, &input("t1", "r1", json!([user("u1", "chat Alpha river")]))).await;
-    run(addr, &input("t2", "r2", json!([user("u2", "chat beta 100%_done")]))).await;
+    run(
+        addr,
+        &input("t1", "r1", json!([user("u1", "chat Alpha river")])),
+    )
+    .await;
+    run(
+        addr,
+        &input("t2", "r2", json!([user("u2", "chat beta 100%_done")])),
+    )
+    .await;
     run(addr, &input("t3", "r3", json!([user("u3", "chat gamma")]))).await;
     assert_eq!(titles(addr, "?q=alpha").await, vec!["chat Alpha river"]);
     assert_eq!(titles(addr, "?q=%25_").await, vec!["chat beta 100%_done"]);
@@ -200,12 +320,34 @@ async fn search_finds_titles_literally_and_is_bounded() {
     assert_eq!(titles(addr, "?q=chat").await.len(), 3);
     assert_eq!(titles(addr, "?q=").await.len(), 3);
     assert!(titles(addr, "?q=zzz").await.is_empty());
-    call(addr, "PATCH", "/api/threads/t3", Some(&json!({"title": "Delta"}))).await;
+    call(
+        addr,
+        "PATCH",
+        "/api/threads/t3",
+        Some(&json!({"title": "Delta"})),
+    )
+    .await;
     assert_eq!(titles(addr, "?q=delt").await, vec!["Delta"]);
-    let r = call(addr, "GET", &format!("/api/threads?q={}", "a".repeat(201)), None).await;
+    let r = call(
+        addr,
+        "GET",
+        &format!("/api/threads?q={}", "a".repeat(201)),
+        None,
+    )
+    .await;
     assert_eq!(r.status, 413, "{}", r.body);
-    let r = call(addr, "GET", &format!("/api/threads?q={}", "a".repeat(20_000)), None).await;
-    assert!(r.status == 413 || r.status == 431 || r.status == 414, "{}", r.status);
+    let r = call(
+        addr,
+        "GET",
+        &format!("/api/threads?q={}", "a".repeat(20_000)),
+        None,
+    )
+    .await;
+    assert!(
+        r.status == 413 || r.status == 431 || r.status == 414,
+        "{}",
+        r.status
+    );
 }
 
 #[tokio::test]
@@ -215,7 +357,13 @@ async fn a_run_with_exactly_the_last_runs_messages_regenerates_its_answer() {
     let first = ids(&thread(addr, "t1").await);
     assert_eq!(first.len(), 2);
     let answer = first[1].clone();
-    call(addr, "PUT", "/api/threads/t1/feedback", Some(&json!({"messageId": answer, "rating": "up"}))).await;
+    call(
+        addr,
+        "PUT",
+        "/api/threads/t1/feedback",
+        Some(&json!({"messageId": answer, "rating": "up"})),
+    )
+    .await;
     run(addr, &input("t1", "r2", json!([user("u1", "chat")]))).await;
     let view = thread(addr, "t1").await;
     let now = ids(&view);
@@ -234,14 +382,29 @@ async fn a_run_with_exactly_the_last_runs_messages_regenerates_its_answer() {
 async fn a_thread_cut_before_an_edited_message_continues_from_there() {
     let addr = server().await;
     run(addr, &input("t1", "r1", json!([user("u1", "chat one")]))).await;
-    let mut all = thread(addr, "t1").await["messages"].as_array().unwrap().clone();
+    let mut all = thread(addr, "t1").await["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     all.push(user("u2", "chat two"));
     run(addr, &input("t1", "r2", Value::Array(all))).await;
     let before = thread(addr, "t1").await;
     let kept: Vec<Value> = before["messages"].as_array().unwrap()[..2].to_vec();
     let a2 = ids(&before)[3].clone();
-    call(addr, "PUT", "/api/threads/t1/feedback", Some(&json!({"messageId": a2, "rating": "down"}))).await;
-    let r = call(addr, "POST", "/api/threads/t1/truncate", Some(&json!({"fromMessageId": "u2"}))).await;
+    call(
+        addr,
+        "PUT",
+        "/api/threads/t1/feedback",
+        Some(&json!({"messageId": a2, "rating": "down"})),
+    )
+    .await;
+    let r = call(
+        addr,
+        "POST",
+        "/api/threads/t1/truncate",
+        Some(&json!({"fromMessageId": "u2"})),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(ids(&r.json()), ids(&json!({"messages": kept.clone()})));
     let view = thread(addr, "t1").await;
@@ -257,11 +420,30 @@ async fn a_thread_cut_before_an_edited_message_continues_from_there() {
     assert_eq!(after.len(), 4);
     assert_eq!(after[2], "u2b");
     // Hostile or unknown cut points.
-    let r = call(addr, "POST", "/api/threads/t1/truncate", Some(&json!({"fromMessageId": "nope"}))).await;
+    let r = call(
+        addr,
+        "POST",
+        "/api/threads/t1/truncate",
+        Some(&json!({"fromMessageId": "nope"})),
+    )
+    .await;
     assert_eq!(r.status, 404, "{}", r.body);
-    let r = call(addr, "POST", "/api/threads/t1/truncate", Some(&json!({"fromMessageId": "x".repeat(10_000)}))).await;
+    let r = call(
+        addr,
+        "POST",
+        "/api/threads/t1/truncate",
+        Some(&json!({"fromMessageId": "x".repeat(10_000)})),
+    )
+    .await;
     assert_eq!(r.status, 422, "{}", r.body);
-    let r = request(addr, "POST", "/api/threads/t1/truncate", &[], Some(b"{oops")).await;
+    let r = request(
+        addr,
+        "POST",
+        "/api/threads/t1/truncate",
+        &[],
+        Some(b"{oops"),
+    )
+    .await;
     assert_eq!(r.status, 400, "{}", r.body);
     assert_eq!(ids(&thread(addr, "t1").await).len(), 4);
 }
@@ -272,21 +454,57 @@ const BOB: &str = "bob-token-2";
 #[tokio::test]
 async fn another_users_thread_is_not_found_by_any_edit() {
     let path = std::env::temp_dir().join(format!("agui-users-threads-{}.txt", std::process::id()));
-    std::fs::write(&path, format!("{}\n{}\n", users_line("alice", ALICE), users_line("bob", BOB))).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "{}\n{}\n",
+            users_line("alice", ALICE),
+            users_line("bob", BOB)
+        ),
+    )
+    .unwrap();
     let path = path.to_string_lossy().into_owned();
     let (addr, _) = start_server(&["--users", &path, "--demo-delay-ms", "0"]).await;
-    let as_ = |token: &'static str, method: &'static str, path: &'static str, body: Option<Value>| async move {
+    let as_ = |token: &'static str,
+               method: &'static str,
+               path: &'static str,
+               body: Option<Value>| async move {
         let auth = format!("Bearer {token}");
         let body = body.map(|b| b.to_string());
-        request(addr, method, path, &[("Authorization", &auth)], body.as_deref().map(str::as_bytes)).await
+        request(
+            addr,
+            method,
+            path,
+            &[("Authorization", &auth)],
+            body.as_deref().map(str::as_bytes),
+        )
+        .await
     };
-    let r = as_(ALICE, "POST", "/api/agents/demo", Some(input("ta", "ra", json!([user("u1", "chat secret")])))).await;
+    let r = as_(
+        ALICE,
+        "POST",
+        "/api/agents/demo",
+        Some(input("ta", "ra", json!([user("u1", "chat secret")]))),
+    )
+    .await;
     assert_eq!(r.status, 200);
     for (method, path, body) in [
-        ("PATCH", "/api/threads/ta", Some(json!({"title": "mine now"}))),
+        (
+            "PATCH",
+            "/api/threads/ta",
+            Some(json!({"title": "mine now"})),
+        ),
         ("DELETE", "/api/threads/ta", None),
-        ("PUT", "/api/threads/ta/feedback", Some(json!({"messageId": "u1", "rating": "up"}))),
-        ("POST", "/api/threads/ta/truncate", Some(json!({"fromMessageId": "u1"}))),
+        (
+            "PUT",
+            "/api/threads/ta/feedback",
+            Some(json!({"messageId": "u1", "rating": "up"})),
+        ),
+        (
+            "POST",
+            "/api/threads/ta/truncate",
+            Some(json!({"fromMessageId": "u1"})),
+        ),
     ] {
         let r = as_(BOB, method, path, body).await;
         assert_eq!(r.status, 404, "{method} {path}: {}", r.body);

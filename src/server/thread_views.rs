@@ -22,7 +22,9 @@ pub async fn thread_list(
         return Ok(ThreadList { threads: vec![] });
     };
     store.flush().await;
-    let threads = store.threads(user.name(), search, THREAD_LIST_LIMIT).await?;
+    let threads = store
+        .threads(user.name(), search, THREAD_LIST_LIMIT)
+        .await?;
     Ok(ThreadList { threads })
 }
 

@@ -771,10 +771,10 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-/// The state of a code block's Copy button.
+/// The state of a Copy button (a code block's, a message's).
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CopyState {
+pub(crate) enum CopyState {
     Idle,
     /// Copied by the click with this id.
     Copied(u32),
@@ -830,7 +830,7 @@ fn code_block_view(
 
 /// Copies `text` with the async clipboard API; shows "Copied" (or "Copy failed") for 1.5 s.
 #[cfg(feature = "hydrate")]
-fn copy_to_clipboard(text: &str, state: RwSignal<CopyState>) {
+pub(crate) fn copy_to_clipboard(text: &str, state: RwSignal<CopyState>) {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::time::Duration;
     use wasm_bindgen::JsValue;

@@ -68,9 +68,7 @@ pub struct TruncateThread {
 pub fn clean_title(title: &str) -> Result<Option<String>, String> {
     let one_line = title.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() > MAX_TITLE_CHARS {
-        return Err(format!(
-            "a title has at most {MAX_TITLE_CHARS} characters"
-        ));
+        return Err(format!("a title has at most {MAX_TITLE_CHARS} characters"));
     }
     Ok((!one_line.is_empty()).then_some(one_line))
 }
