@@ -92,7 +92,13 @@ pub fn MessageActions(
     let has_text = move || text.with(|t| !t.trim().is_empty());
     let is_editing = move || editing.is_some_and(|e| e.get());
     view! {
-        <div class="msg-actions" role="toolbar" aria-label="Message actions" hidden=is_editing>
+        <div
+            class="msg-actions"
+            class:last-answer=move || is_last_answer.get()
+            role="toolbar"
+            aria-label="Message actions"
+            hidden=is_editing
+        >
             <Show when=has_text>
                 <button type="button" class="msg-action" aria-label="Copy message" title="Copy" on:click=on_copy>
                     {icon("copy")}

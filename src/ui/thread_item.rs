@@ -102,9 +102,11 @@ pub fn ThreadItem(
                         <span class="thread-title">{move || title.get()}</span>
                         <span class="thread-meta">
                             <span class="thread-dot" class:running=move || running.get() aria-hidden="true"></span>
-                            {move || meta.get()}
-                            {move || updated_at.get().is_some().then_some(" · ")}
-                            {time}
+                            <span>
+                                {move || meta.get()}
+                                {move || updated_at.get().is_some().then_some(" · ")}
+                                {time}
+                            </span>
                         </span>
                     </button>
                 }
