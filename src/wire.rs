@@ -6,6 +6,9 @@ use serde_json::Value;
 
 use crate::protocol::types::Message;
 
+mod edits;
+pub use edits::*;
+
 /// Where a run stands, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -106,6 +109,9 @@ pub struct ThreadView {
     /// Render hints of the thread's runs, each placed after a number of `messages`.
     #[serde(default)]
     pub render_hints: Vec<crate::protocol::reduce::PlacedHint>,
+    /// Thumbs up/down given to the thread's messages (only messages still in the thread).
+    #[serde(default)]
+    pub feedback: Feedback,
 }
 
 /// `GET /api/runs/{run_id}`: a run and the input its agent ran with (history included), from
@@ -197,6 +203,10 @@ pub struct InitialThreads {
     /// Whether the server asks who you are (then the page offers "Sign out").
     #[serde(default)]
     pub signed_in: bool,
+    /// The server's clock when the page was rendered (Unix ms): relative times ("5 min ago")
+    /// read the same in the server's rendering and the browser's first paint.
+    #[serde(default)]
+    pub now_ms: i64,
 }
 
 /// The page's data as the server loads it for the request being rendered. The server provides

@@ -58,7 +58,7 @@ async fn ids_and_message_counts_are_bounded_before_a_run_starts() {
     // Nothing was recorded for any of them.
     let store = state.runs.store().unwrap();
     store.flush().await;
-    assert!(store.threads("", 100).await.unwrap().is_empty());
+    assert!(store.threads("", None, 100).await.unwrap().is_empty());
     assert_eq!(state.runs.active_count(), 0);
 }
 

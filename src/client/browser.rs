@@ -27,11 +27,13 @@ use crate::protocol::pipeline::{Pipeline, PipelineOptions};
 use crate::protocol::reduce::Conversation;
 use crate::wire::RunDetail;
 
+mod edit;
 mod frames;
 mod hitl;
 mod live;
 mod reconnect;
 mod run;
+use edit::edit_and_resend;
 use hitl::{answer, maybe_resume};
 use live::{Live, Shared};
 use reconnect::cancel_url;
@@ -167,10 +169,12 @@ pub(crate) fn actions(
             retry_input(&l, input, conv);
             return;
         }
-        // A failed run of a thread loaded from the server: its input comes from there.
+        // A failed run (or, to regenerate, the last run) of a thread loaded from the server:
+        // its input comes from there.
         let (failed, headers) = {
             let b = l.borrow();
             let failed = b.options.failed_run.as_ref().map(|(id, _)| id.clone());
+            let failed = failed.or_else(|| b.options.last_run.clone());
             (failed, b.options.headers.get_untracked())
         };
         if let Some(run_id) = failed {
@@ -198,6 +202,10 @@ pub(crate) fn actions(
                 }
             });
         }
+    });
+
+    let edit = Callback::new(move |(id, text): (String, String)| {
+        edit_and_resend(&live.get_value(), id, text);
     });
 
     let new_thread = Callback::new(move |_| {
@@ -232,6 +240,7 @@ pub(crate) fn actions(
         answer_interrupt,
         set_state,
         retry,
+        edit,
         new_thread,
     }
 }

@@ -211,6 +211,9 @@ pub struct UseAgentOptions {
     /// The thread's last run failed (or the server stopped during it): the banner shows this,
     /// and "Retry" runs that run's input again (read from `GET /api/runs/{run_id}`).
     pub failed_run: Option<(String, RunErrorView)>,
+    /// The thread's last run when the page loaded: "Regenerate" runs its input again (read
+    /// from `GET /api/runs/{run_id}`), replacing its answer.
+    pub last_run: Option<String>,
 }
 
 /// Signals and actions of an agent session. Cheap to copy.
@@ -239,8 +242,13 @@ pub struct UseAgentReturn {
     pub answer_interrupt: Callback<(String, Value)>,
     /// Replace the shared state; the next run carries it.
     pub set_state: Callback<Value>,
-    /// Run the last request again.
+    /// Run the last request again (after a failure: Retry; after an answer: Regenerate, which
+    /// replaces it — on this server too).
     pub retry: Callback<()>,
+    /// Edit a user message and send it again: `(message id, new text)`. The conversation is
+    /// cut before that message (on this server too: `POST /api/threads/{id}/truncate`) and a
+    /// run starts with the edited message (its attachments kept).
+    pub edit: Callback<(String, String)>,
     /// Start a new, empty thread.
     pub new_thread: Callback<()>,
 }
@@ -469,6 +477,7 @@ pub(crate) struct Actions {
     pub answer_interrupt: Callback<(String, Value)>,
     pub set_state: Callback<Value>,
     pub retry: Callback<()>,
+    pub edit: Callback<(String, String)>,
     pub new_thread: Callback<()>,
 }
 

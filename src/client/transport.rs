@@ -240,6 +240,23 @@ pub async fn post_json(
     Ok(resp.status())
 }
 
+/// A request to this page's own API with an optional JSON body (`PATCH`, `PUT`, `DELETE`,
+/// `POST`): its status and body text.
+pub async fn send_json(
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+) -> Result<(u16, String), TransportError> {
+    let method = match method {
+        "PATCH" => Method::PATCH,
+        "PUT" => Method::PUT,
+        "DELETE" => Method::DELETE,
+        _ => Method::POST,
+    };
+    let resp = send(method, url, body, &[], None, false).await?;
+    Ok((resp.status(), text_of(&resp).await))
+}
+
 /// A random id (`crypto.randomUUID()`).
 pub fn random_id() -> String {
     web_sys::window()

@@ -87,6 +87,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         answer_interrupt: actions.answer_interrupt,
         set_state: actions.set_state,
         retry: actions.retry,
+        edit: actions.edit,
         new_thread: actions.new_thread,
     }
 }
@@ -101,6 +102,7 @@ fn inert_actions() -> Actions {
         answer_interrupt: Callback::new(|_| {}),
         set_state: Callback::new(|_| {}),
         retry: Callback::new(|_| {}),
+        edit: Callback::new(|_| {}),
         new_thread: Callback::new(|_| {}),
     }
 }

@@ -18,6 +18,7 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod stream;
+pub mod thread_edits;
 pub mod thread_views;
 
 use std::process::ExitCode;

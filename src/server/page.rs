@@ -35,7 +35,7 @@ impl PageLoader for Loader {
                     ..Default::default()
                 };
             };
-            let list = thread_list(&state, &user)
+            let list = thread_list(&state, &user, None)
                 .await
                 .map(|l| l.threads)
                 .unwrap_or_default();
@@ -48,6 +48,7 @@ impl PageLoader for Loader {
                 requested,
                 current,
                 signed_in: state.auth.enabled(),
+                now_ms: crate::server::clock::now_ms(),
             }
         })
     }

@@ -27,6 +27,7 @@ use context::{Agent, RunContext, RunSettings, ToolAnswers};
 use drive::drive;
 use log::RunLog;
 use observers::ObserverHub;
+pub use registry::ThreadHold;
 use registry::{ActiveRun, Capacity, Registry};
 use retry::replaced_run;
 use thread_cache::{conversation_of, merge_history, stored_history, History, ThreadCache};
@@ -163,6 +164,12 @@ impl Runs {
         // Before anything is stored: a refused request leaves no run behind.
         agent.check_input(&input, &settings)?;
         let history = self.history(&input.thread_id).await;
+        // A run carrying no more messages than its thread has may be a regeneration of its last
+        // answer (see `retry`); only such a run looks the last run up.
+        let may_regenerate = input.resume.is_none()
+            && history
+                .as_ref()
+                .is_some_and(|h| input.messages.len() <= h.messages.len());
         // Merging a long history is CPU work: off the async workers, so other clients (and
         // `/healthz`) are served meanwhile.
         let input = match history.as_ref() {
@@ -180,7 +187,7 @@ impl Runs {
         let replaced = match &self.store {
             Some(store) => {
                 let failed = self.threads.last_run_failed(&input.thread_id);
-                replaced_run(store, failed, &input).await
+                replaced_run(store, failed, may_regenerate, &input).await
             }
             None => None,
         };
@@ -391,6 +398,17 @@ impl Runs {
             return Some(h);
         }
         stored_history(self.store.as_ref()?, thread_id).await
+    }
+
+    /// Hold a thread while it is changed outside a run (deleted, cut): 409 when a run of it is
+    /// in progress; runs of it are refused (409) until the hold is dropped.
+    pub fn hold_thread(&self, thread_id: &str) -> Result<ThreadHold<'_>, ApiError> {
+        self.registry.hold(thread_id)
+    }
+
+    /// Forget a thread's conversation in memory (deleted, or changed in the database).
+    pub fn forget_thread(&self, thread_id: &str) {
+        self.threads.forget(thread_id);
     }
 
     /// Who owns a thread (None: no such thread).

@@ -21,6 +21,7 @@ use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadView};
 
+mod edits;
 mod error;
 mod lock;
 mod ops;
@@ -221,22 +222,28 @@ impl Store {
     }
 
     /// The `limit` most recently updated threads of `owner`, newest first: one summary row each
-    /// (the messages themselves are not read).
+    /// (the messages themselves are not read). With `search`, only threads whose title (the
+    /// user's, else the first user message) contains it, ignoring ASCII case.
     pub async fn threads(
         &self,
         owner: &str,
+        search: Option<&str>,
         limit: usize,
     ) -> Result<Vec<ThreadSummary>, StoreError> {
+        let pattern = search.map(edits::contains_pattern);
         let rows = sqlx::query(
-            "SELECT t.id, t.title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
+            "SELECT t.id, COALESCE(t.custom_title, t.title) AS title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
              r.id AS run_id, r.thread_id AS run_thread, r.agent_id AS run_agent, r.status, \
              r.started_at, r.ended_at, r.error, \
              (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = r.id) AS n \
              FROM threads t LEFT JOIN runs r ON r.id = \
              (SELECT id FROM runs WHERE thread_id = t.id ORDER BY started_at DESC, rowid DESC LIMIT 1) \
-             WHERE t.owner = ? ORDER BY t.updated_at DESC, t.id LIMIT ?",
+             WHERE t.owner = ? AND (? IS NULL OR COALESCE(t.custom_title, t.title) LIKE ? ESCAPE '\\') \
+             ORDER BY t.updated_at DESC, t.id LIMIT ?",
         )
         .bind(owner)
+        .bind(&pattern)
+        .bind(&pattern)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
@@ -278,8 +285,8 @@ impl Store {
     /// One thread as stored (its messages and state as of its last run start or end).
     pub async fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
         let Some(row) = sqlx::query(
-            "SELECT id, title, agent_id, created_at, updated_at, messages, state, render_hints \
-             FROM threads WHERE id = ?",
+            "SELECT id, COALESCE(custom_title, title) AS title, agent_id, created_at, updated_at, \
+             messages, state, render_hints FROM threads WHERE id = ?",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -300,6 +307,7 @@ impl Store {
             state: serde_json::from_str(&state).unwrap_or(Value::Null),
             runs: self.runs_of(id, false).await?,
             render_hints: serde_json::from_str(&hints).unwrap_or_default(),
+            feedback: self.feedback(id).await?,
         }))
     }
 

@@ -11,13 +11,20 @@ use super::state::AppState;
 /// How many threads a list shows at most (the most recently updated).
 pub const THREAD_LIST_LIMIT: usize = 500;
 
-/// The [`THREAD_LIST_LIMIT`] most recently updated threads of `user`, newest first.
-pub async fn thread_list(state: &AppState, user: &User) -> Result<ThreadList, ApiError> {
+/// The [`THREAD_LIST_LIMIT`] most recently updated threads of `user`, newest first (with
+/// `search`, those whose title contains it).
+pub async fn thread_list(
+    state: &AppState,
+    user: &User,
+    search: Option<&str>,
+) -> Result<ThreadList, ApiError> {
     let Some(store) = state.runs.store() else {
         return Ok(ThreadList { threads: vec![] });
     };
     store.flush().await;
-    let threads = store.threads(user.name(), THREAD_LIST_LIMIT).await?;
+    let threads = store
+        .threads(user.name(), search, THREAD_LIST_LIMIT)
+        .await?;
     Ok(ThreadList { threads })
 }
 
@@ -39,7 +46,7 @@ pub async fn thread_view(
         }
         None => None,
     };
-    Ok(match (stored, live) {
+    let mut view = match (stored, live) {
         (Some(mut view), Some(conv)) => {
             view.messages = conv.messages;
             view.state = conv.state;
@@ -57,7 +64,14 @@ pub async fn thread_view(
             state: conv.state,
             runs: vec![],
             render_hints: conv.render_hints,
+            feedback: Default::default(),
         }),
         (None, None) => None,
-    })
+    };
+    // Ratings of messages that left the thread (a regenerated answer) are not shown.
+    if let Some(v) = view.as_mut() {
+        let ids: std::collections::HashSet<&str> = v.messages.iter().map(|m| m.id()).collect();
+        v.feedback.retain(|id, _| ids.contains(id.as_str()));
+    }
+    Ok(view)
 }

@@ -22,8 +22,9 @@ use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
 use crate::ui::suggestions::Suggestions;
 use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
+use crate::ui::thread_list::ThreadList;
 use crate::ui::thread_store::{
-    initial_threads, AgentHeader, InitialThreads, ThreadList, ThreadRecord, ThreadStore,
+    initial_threads, AgentHeader, InitialThreads, ThreadRecord, ThreadStore,
 };
 
 /// The HTML document the server renders around the app.

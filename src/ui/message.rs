@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use crate::protocol::types::{Content, ContentPart, Message as Msg, PartSource, Role, ToolCall};
 use crate::ui::activity::Activity;
 use crate::ui::markdown::Markdown;
+use crate::ui::message_actions::{EditMessage, MessageActions};
 use crate::ui::reasoning::Reasoning;
 use crate::ui::tool_call::ToolCallCard;
 use crate::ui::util::{human_bytes, pretty_json};
@@ -114,6 +115,9 @@ fn AssistantBody(message: Signal<Msg>, streaming: Signal<bool>) -> impl IntoView
                     view! { <ToolCallCard call/> }
                 }
             />
+            <Show when=move || !streaming.get()>
+                <MessageActions message/>
+            </Show>
         </div>
     }
     .into_any()
@@ -142,10 +146,14 @@ fn UserBody(message: Signal<Msg>) -> impl IntoView {
     let has_parts = move || {
         content.with(|c| matches!(c, Content::Parts(p) if p.iter().any(|x| !matches!(x, ContentPart::Text(_)))))
     };
+    let editing = RwSignal::new(false);
     view! {
         <div class="msg msg-user" data-role="user">
             <div class="msg-label">{move || name.get().unwrap_or_else(|| "You".into())}</div>
-            <div class="msg-bubble">
+            <Show when=move || editing.get()>
+                <EditMessage message editing/>
+            </Show>
+            <div class="msg-bubble" hidden=move || editing.get()>
                 <Show when=move || !text().is_empty()>
                     <p class="plain">{text}</p>
                 </Show>
@@ -155,6 +163,7 @@ fn UserBody(message: Signal<Msg>) -> impl IntoView {
                     </ul>
                 </Show>
             </div>
+            <MessageActions message editing/>
         </div>
     }
     .into_any()

@@ -13,8 +13,7 @@ use leptos::prelude::*;
 
 use crate::client::session::{Connection, RunErrorView, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
-use crate::protocol::types::Message as Msg;
-use crate::ui::util::truncate;
+use crate::ui::message_actions::Ratings;
 use crate::wire::DEFAULT_AGENT_URL;
 use crate::wire::{RunState, RunSummary, ThreadSummary, ThreadView};
 
@@ -68,7 +67,16 @@ pub struct ThreadStore {
     /// The header the user typed for one Agent URL.
     agent_header: AgentHeader,
     /// The studio's owner: sessions created from event handlers live as long as the studio.
-    owner: StoredValue<Owner>,
+    pub(crate) owner: StoredValue<Owner>,
+    /// The clock relative times are read against (Unix ms): the server's when the page was
+    /// rendered, then the browser's, every 30 s.
+    pub now: RwSignal<i64>,
+    /// The text of "Search threads".
+    pub query: RwSignal<String>,
+    /// The server's answer to `query` (`GET /api/threads?q=`), once it came.
+    pub found: RwSignal<Option<Vec<ThreadSummary>>>,
+    /// Ratings of the threads' messages (also in context, for the transcript).
+    pub ratings: Ratings,
 }
 
 /// A request header the user typed for one Agent URL: sent to that URL only, never to this
@@ -119,7 +127,7 @@ impl Default for AgentHeader {
 }
 
 /// The endpoint of a stored thread's agent.
-fn agent_url(agent_id: Option<&str>) -> String {
+pub(crate) fn agent_url(agent_id: Option<&str>) -> String {
     agent_id
         .map(crate::wire::agent_url)
         .unwrap_or_else(|| DEFAULT_AGENT_URL.to_string())
@@ -136,14 +144,31 @@ impl ThreadStore {
     /// component that owns the studio.
     pub fn new(agent_header: AgentHeader, initial: InitialThreads) -> Self {
         let owner = Owner::current().unwrap_or_default();
+        let threads: RwSignal<Vec<ThreadRecord>> = RwSignal::new(Vec::new());
+        let ratings = Ratings {
+            by_thread: RwSignal::new(Default::default()),
+            // Ratings are stored by this server: only its own threads have them.
+            stored: Callback::new(move |id: String| {
+                threads.with(|t| {
+                    t.iter().any(|r| {
+                        r.agent.thread_id.with(|x| *x == id) && r.url.with(|u| is_local(u))
+                    })
+                })
+            }),
+        };
+        provide_context(ratings);
         let store = ThreadStore {
-            threads: RwSignal::new(Vec::new()),
+            threads,
             active: RwSignal::new(0),
             stored: RwSignal::new(initial.list),
             loading: RwSignal::new(None),
             load_error: RwSignal::new(None),
             agent_header,
             owner: StoredValue::new(owner),
+            now: RwSignal::new(initial.now_ms),
+            query: RwSignal::new(String::new()),
+            found: RwSignal::new(None),
+            ratings,
         };
         let first = match initial.current {
             Some(view) => store.session(0, Some(view), None),
@@ -154,7 +179,7 @@ impl ThreadStore {
     }
 
     /// A session: of a stored thread (`view`), or empty with `thread_id` (a fresh id if none).
-    fn session(
+    pub(crate) fn session(
         &self,
         key: usize,
         view: Option<ThreadView>,
@@ -171,6 +196,15 @@ impl ThreadStore {
                     .filter(|r| r.status == RunState::Running)
                     .map(|r| r.run_id.clone());
                 let failed_run = v.runs.last().and_then(failed_run);
+                let last_run = v
+                    .runs
+                    .last()
+                    .filter(|r| r.status != RunState::Running)
+                    .map(|r| r.run_id.clone());
+                let (id, feedback) = (v.id.clone(), v.feedback.clone());
+                self.ratings
+                    .by_thread
+                    .update(|b| drop(b.insert(id, feedback)));
                 (
                     agent_url(v.agent_id.as_deref()),
                     UseAgentOptions {
@@ -188,6 +222,7 @@ impl ThreadStore {
                         initial_state: Some(v.state),
                         initial_thread_id: Some(v.id),
                         failed_run,
+                        last_run,
                     },
                 )
             }
@@ -203,6 +238,7 @@ impl ThreadStore {
                     follow_run: None,
                     initial_render_hints: Vec::new(),
                     failed_run: None,
+                    last_run: None,
                 },
             ),
         };
@@ -356,218 +392,6 @@ impl ThreadStore {
             });
         }
     }
-}
-
-/// The thread's title: its first user message, shortened.
-fn title_of(agent: UseAgentReturn) -> Option<String> {
-    agent.messages.with(|m| {
-        m.iter().find_map(|e| {
-            e.msg.with(|msg| match msg {
-                Msg::User(u) => Some(truncate(u.content.text().trim(), 60)),
-                _ => None,
-            })
-        })
-    })
-}
-
-/// The last path segment or the host of an endpoint, to tell threads' agents apart.
-fn agent_label(url: &str) -> String {
-    let trimmed = url.trim_end_matches('/');
-    trimmed.rsplit('/').next().unwrap_or(trimmed).to_string()
-}
-
-fn messages_label(n: u64) -> String {
-    format!("{n} message{}", if n == 1 { "" } else { "s" })
-}
-
-/// An entry of the list: a thread open in the tab, or a stored thread not open yet.
-#[derive(Clone)]
-enum Entry {
-    Open(ThreadRecord),
-    Stored(ThreadSummary),
-}
-
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum EntryKey {
-    Open(usize),
-    Stored(String, i64, u64),
-}
-
-impl Entry {
-    fn key(&self) -> EntryKey {
-        match self {
-            Entry::Open(r) => EntryKey::Open(r.key),
-            Entry::Stored(s) => EntryKey::Stored(s.id.clone(), s.updated_at, s.message_count),
-        }
-    }
-}
-
-/// The entries, most recent first: open threads the server does not list (new ones, foreign
-/// agents) newest first, then the stored threads in the server's order, each shown by its open
-/// session when it has one.
-fn entries(open: &[ThreadRecord], stored: &[ThreadSummary]) -> Vec<Entry> {
-    let id_of = |r: &ThreadRecord| r.agent.thread_id.get();
-    let mut out: Vec<Entry> = open
-        .iter()
-        .rev()
-        .filter(|r| {
-            let id = id_of(r);
-            !stored.iter().any(|s| s.id == id)
-        })
-        .map(|r| Entry::Open(*r))
-        .collect();
-    for s in stored {
-        match open.iter().find(|r| id_of(r) == s.id) {
-            Some(r) => out.push(Entry::Open(*r)),
-            None => out.push(Entry::Stored(s.clone())),
-        }
-    }
-    out
-}
-
-/// The thread list: a "New thread" button and one button per thread (most recent first, titled
-/// by the first user message; `aria-current="true"` on the one shown).
-#[component]
-pub fn ThreadList(
-    /// The threads.
-    store: ThreadStore,
-    /// Called after a thread was chosen or created (e.g. to close a drawer on phones).
-    #[prop(optional, into)]
-    on_pick: Option<Callback<()>>,
-) -> impl IntoView {
-    let picked = move || {
-        if let Some(cb) = on_pick {
-            cb.run(());
-        }
-    };
-    let items = move || store.threads.with(|t| store.stored.with(|s| entries(t, s)));
-    let open_view = move |r: ThreadRecord| {
-        let key = r.key;
-        let agent = r.agent;
-        let is_current = move || store.active.get() == key;
-        let title = move || title_of(agent).filter(|t| !t.is_empty());
-        let count = move || agent.messages.with(Vec::len) as u64;
-        view! {
-            <li>
-                <button
-                    type="button"
-                    class="thread-item"
-                    class:current=is_current
-                    aria-current=move || is_current().then_some("true")
-                    on:click=move |_| {
-                        store.active.set(key);
-                        picked();
-                    }
-                >
-                    <span class="thread-title">
-                        {move || title().unwrap_or_else(|| "Untitled thread".into())}
-                    </span>
-                    <span class="thread-meta">
-                        <span
-                            class="thread-dot"
-                            class:running=move || agent.is_running.get()
-                            aria-hidden="true"
-                        ></span>
-                        {move || agent_label(&r.url.get())}
-                        " · "
-                        {move || messages_label(count())}
-                        {move || {
-                            if agent.is_running.get() {
-                                return " · running";
-                            }
-                            agent.error.with(|e| match e {
-                                Some(e)
-                                    if e.code.as_deref()
-                                        == Some(crate::wire::RunErrorCode::ServerRestarted.as_str()) =>
-                                {
-                                    " · interrupted"
-                                }
-                                Some(_) => " · failed",
-                                None => "",
-                            })
-                        }}
-                        {move || (!is_local(&r.url.get())).then_some(" · this tab only")}
-                    </span>
-                </button>
-            </li>
-        }
-        .into_any()
-    };
-    let stored_view = move |s: ThreadSummary| {
-        let id = s.id.clone();
-        let busy = {
-            let id = id.clone();
-            move || store.loading.with(|l| l.as_deref() == Some(id.as_str()))
-        };
-        let title = if s.title.trim().is_empty() {
-            "Untitled thread".to_string()
-        } else {
-            truncate(s.title.trim(), 60)
-        };
-        let last = s.last_run.as_ref().map(|r| r.status);
-        let running = last == Some(RunState::Running);
-        let agent = agent_label(&agent_url(s.agent_id.as_deref()));
-        let meta = format!(
-            "{agent} · {}{}",
-            messages_label(s.message_count),
-            match last {
-                Some(RunState::Running) => " · running",
-                Some(RunState::Interrupted) => " · interrupted",
-                Some(RunState::Error) => " · failed",
-                _ => "",
-            }
-        );
-        view! {
-            <li>
-                <button
-                    type="button"
-                    class="thread-item"
-                    data-thread-id=id.clone()
-                    aria-busy=move || busy().to_string()
-                    on:click=move |_| {
-                        store.open(id.clone());
-                        picked();
-                    }
-                >
-                    <span class="thread-title">{title}</span>
-                    <span class="thread-meta">
-                        <span class="thread-dot" class:running=running aria-hidden="true"></span>
-                        {meta}
-                    </span>
-                </button>
-            </li>
-        }
-        .into_any()
-    };
-    view! {
-        <nav class="threads" aria-label="Threads">
-            <button
-                type="button"
-                class="btn new-thread"
-                on:click=move |_| {
-                    store.new_thread();
-                    picked();
-                }
-            >
-                <span aria-hidden="true" class="plus">"+"</span>
-                " New thread"
-            </button>
-            <p class="thread-error" role="alert" hidden=move || store.load_error.with(Option::is_none)>
-                {move || store.load_error.get()}
-            </p>
-            <ul class="thread-list">
-                <For
-                    each=items
-                    key=Entry::key
-                    children=move |e| match e {
-                        Entry::Open(r) => open_view(r),
-                        Entry::Stored(s) => stored_view(s),
-                    }
-                />
-            </ul>
-        </nav>
-    }
-    .into_any()
 }
 
 /// The banner's error for a stored run that failed or was cut short by a server restart.

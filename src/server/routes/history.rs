@@ -1,11 +1,13 @@
-//! Threads and runs beyond AG-UI: `GET /api/threads`, `GET /api/threads/{id}`,
-//! `GET /api/runs/{run_id}` (the run and its input), `GET /api/runs/{run_id}/events` (replay and
-//! resume with `Last-Event-ID`) and `POST /api/runs/{run_id}/cancel`.
+//! Threads and runs beyond AG-UI: `GET /api/threads` (`?q=` searches titles),
+//! `GET|PATCH|DELETE /api/threads/{id}` (read, rename, delete), `PUT /api/threads/{id}/feedback`,
+//! `POST /api/threads/{id}/truncate`, `GET /api/runs/{run_id}` (the run and its input),
+//! `GET /api/runs/{run_id}/events` (replay and resume with `Last-Event-ID`) and
+//! `POST /api/runs/{run_id}/cancel`.
 
-use axum::extract::{Extension, Path, Query, State};
+use axum::extract::{Extension, Path, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
@@ -15,23 +17,98 @@ use crate::server::accounts::User;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
 use crate::server::stream::{agui_frame, sse_response};
+use crate::server::thread_edits;
 use crate::server::thread_views::{thread_list, thread_view};
-use crate::wire::{RunDetail, ThreadList, ThreadView};
+use crate::wire::{RunDetail, ThreadList, ThreadView, MAX_QUERY_CHARS};
+
+use super::body::{content_length, parse_body, read_json};
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/threads", get(list))
-        .route("/api/threads/{thread_id}", get(one))
+        .route(
+            "/api/threads/{thread_id}",
+            get(one).patch(rename).delete(delete),
+        )
+        .route("/api/threads/{thread_id}/feedback", put(feedback))
+        .route("/api/threads/{thread_id}/truncate", post(truncate))
         .route("/api/runs/{run_id}", get(run))
         .route("/api/runs/{run_id}/events", get(events))
         .route("/api/runs/{run_id}/cancel", post(cancel))
 }
 
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    /// Only threads whose title contains this (at most [`MAX_QUERY_CHARS`] characters).
+    q: Option<String>,
+}
+
 async fn list(
     State(state): State<AppState>,
     Extension(user): Extension<User>,
+    Query(query): Query<ListQuery>,
 ) -> Result<Json<ThreadList>, ApiError> {
-    Ok(Json(thread_list(&state, &user).await?))
+    let q = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    if q.is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS) {
+        return Err(ApiError::TooLarge(format!(
+            "a search has at most {MAX_QUERY_CHARS} characters"
+        )));
+    }
+    Ok(Json(thread_list(&state, &user, q).await?))
+}
+
+/// The request's body as `T` (400 not JSON, 413 too long, 422 not a `what`).
+async fn body<T: serde::de::DeserializeOwned>(
+    state: &AppState,
+    req: Request,
+    what: &str,
+) -> Result<T, ApiError> {
+    let declared = content_length(&req);
+    parse_body(read_json(state, req.into_body(), declared).await?, what)
+}
+
+async fn rename(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    Path(thread_id): Path<String>,
+    req: Request,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let req = body(&state, req, "rename (`{\"title\": \"…\"}`)").await?;
+    let title = thread_edits::rename(&state, &thread_id, &user, req).await?;
+    Ok(Json(json!({ "id": thread_id, "title": title })))
+}
+
+async fn delete(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    Path(thread_id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    thread_edits::delete(&state, &thread_id, &user).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn feedback(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    Path(thread_id): Path<String>,
+    req: Request,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let what = "feedback (`{\"messageId\": \"…\", \"rating\": \"up\"|\"down\"|null}`)";
+    let req = body(&state, req, what).await?;
+    let feedback = thread_edits::set_feedback(&state, &thread_id, &user, req).await?;
+    Ok(Json(json!({ "feedback": feedback })))
+}
+
+async fn truncate(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    Path(thread_id): Path<String>,
+    req: Request,
+) -> Result<Json<ThreadView>, ApiError> {
+    let req = body(&state, req, "truncation (`{\"fromMessageId\": \"…\"}`)").await?;
+    Ok(Json(
+        thread_edits::truncate(&state, &thread_id, &user, req).await?,
+    ))
 }
 
 async fn one(

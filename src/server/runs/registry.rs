@@ -30,6 +30,22 @@ pub struct Capacity {
 #[derive(Default)]
 pub struct Registry {
     active: Mutex<HashMap<String, ActiveRun>>,
+    /// Threads being changed outside a run (deleted, cut): no run of theirs may start
+    /// meanwhile. Locked only with `active` locked first.
+    held: Mutex<HashSet<String>>,
+}
+
+/// A thread held by [`Registry::hold`]; released when dropped.
+pub struct ThreadHold<'a> {
+    registry: &'a Registry,
+    thread_id: String,
+}
+
+impl Drop for ThreadHold<'_> {
+    fn drop(&mut self) {
+        let _active = self.registry.active.lock();
+        self.registry.held.lock().remove(&self.thread_id);
+    }
 }
 
 impl Registry {
@@ -51,9 +67,30 @@ impl Registry {
     ) -> Result<(), ApiError> {
         let mut active = self.active.lock();
         check(&active, run_id, &run.owner, capacity)?;
+        if self.held.lock().contains(&run.thread_id) {
+            return Err(thread_busy(&run.thread_id));
+        }
         also()?;
         active.insert(run_id.to_string(), run);
         Ok(())
+    }
+
+    /// Hold `thread_id` while it is changed outside a run: 409 when a run of it is in progress
+    /// (or it is already held); until the hold is dropped, runs of it are refused (409).
+    pub fn hold(&self, thread_id: &str) -> Result<ThreadHold<'_>, ApiError> {
+        let active = self.active.lock();
+        if active.values().any(|r| r.thread_id == thread_id) {
+            return Err(ApiError::Conflict(format!(
+                "a run of thread '{thread_id}' is in progress"
+            )));
+        }
+        if !self.held.lock().insert(thread_id.to_string()) {
+            return Err(thread_busy(thread_id));
+        }
+        Ok(ThreadHold {
+            registry: self,
+            thread_id: thread_id.to_string(),
+        })
     }
 
     /// The event log of a run in progress.
@@ -109,6 +146,10 @@ impl Registry {
         let busy: HashSet<&str> = active.values().map(|r| r.thread_id.as_str()).collect();
         then(&busy);
     }
+}
+
+fn thread_busy(thread_id: &str) -> ApiError {
+    ApiError::Conflict(format!("thread '{thread_id}' is being changed"))
 }
 
 fn check(

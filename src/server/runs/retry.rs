@@ -1,8 +1,10 @@
-//! A failed run run again: when a run starts with exactly the input of its thread's last run,
-//! and that run failed or was cut short by a restart, the new run replaces it. What the failed
-//! run added to the thread (a partial answer, a half-made tool call, its render hints) goes, as
-//! it does from the screen of the client that retries: the thread reads as if the failed
-//! attempt had not happened.
+//! A run run again: when a run starts with exactly the input of its thread's last run (the
+//! same messages, by id), and that run failed or was cut short by a restart — or ended in any
+//! way and the new run resumes no interrupt (a client regenerating the last answer: it sends
+//! what the last run started from, without that run's answer) — the new run replaces it. What
+//! the replaced run added to the thread (an answer, a partial one, a half-made tool call, its
+//! render hints) goes, as it does from the screen of the client that retries: the thread
+//! reads as if the earlier attempt had not happened.
 
 use std::collections::HashSet;
 
@@ -21,20 +23,27 @@ pub struct Replaced {
 /// The run `input` replaces, if it is a retry (see the module), read from the database, which
 /// keeps each run's input and events. `failed_in_memory` says whether the thread's last run
 /// failed when the thread is in memory (None: it is not, and was just read from the database);
-/// only a failed one is looked up.
+/// `may_regenerate` whether `input` could regenerate an answer that did not fail (it resumes
+/// nothing and carries no more messages than the thread). Only then is the last run looked up.
 pub async fn replaced_run(
     store: &Store,
     failed_in_memory: Option<bool>,
+    may_regenerate: bool,
     input: &RunAgentInput,
 ) -> Option<Replaced> {
     match failed_in_memory {
-        Some(false) => return None,
-        // Once the failed run's end is written.
-        Some(true) => store.flush().await,
+        Some(false) if !may_regenerate => return None,
+        // Once the last run's end is written.
+        Some(_) => store.flush().await,
         None => {}
     }
     let last = store.last_run(&input.thread_id).await.ok()??;
-    if !matches!(last.status, RunState::Error | RunState::Interrupted) {
+    let replaceable = match last.status {
+        RunState::Error | RunState::Interrupted => true,
+        RunState::Finished | RunState::Cancelled => may_regenerate,
+        RunState::Running => false,
+    };
+    if !replaceable {
         return None;
     }
     let failed = store.run_input(&last.run_id).await.ok()??;

@@ -304,7 +304,7 @@ async fn retention_deletes_old_runs_events_and_untouched_threads() {
     assert!(events > 0);
     assert_eq!(threads, 4);
     let left: Vec<String> = store
-        .threads("", 100)
+        .threads("", None, 100)
         .await
         .unwrap()
         .into_iter()

@@ -209,6 +209,20 @@ impl ThreadCache {
         v
     }
 
+    /// Forget a thread (deleted, or changed in the database): it is read back from the
+    /// database when next needed.
+    pub fn forget(&self, thread_id: &str) {
+        let mut inner = self.inner.lock();
+        inner.threads.remove(thread_id);
+        inner.owners.remove(thread_id);
+        inner.recency.remove(thread_id);
+        inner.bytes.remove(thread_id);
+        inner.latest_by_owner.retain(|_, t| t != thread_id);
+        if inner.latest.as_deref() == Some(thread_id) {
+            inner.latest = None;
+        }
+    }
+
     /// Remember the size of a thread's conversation (measured when its run ended).
     pub fn record_size(&self, thread_id: &str, bytes: usize) {
         self.inner.lock().bytes.insert(thread_id.to_string(), bytes);

@@ -3,6 +3,9 @@
 use leptos::prelude::*;
 
 use super::parse::{Align, Block, Inline, ListItem, LINK_REL, MAX_SHOWN_URL};
+#[cfg(feature = "hydrate")]
+use crate::ui::clipboard::copy_to_clipboard;
+use crate::ui::clipboard::CopyState;
 
 fn render_blocks(blocks: Vec<Block>) -> AnyView {
     blocks
@@ -164,17 +167,6 @@ pub(super) fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-/// The state of a code block's Copy button.
-#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CopyState {
-    Idle,
-    /// Copied by the click with this id.
-    Copied(u32),
-    /// The clipboard is unavailable or refused (click id).
-    Failed(u32),
-}
-
 fn code_block(lang: Option<String>, code: String) -> AnyView {
     let body = code.clone().into_any();
     code_block_view(lang, body, move || code.clone())
@@ -219,50 +211,4 @@ pub(super) fn code_block_view(
         </div>
     }
     .into_any()
-}
-
-/// Copies `text` with the async clipboard API; shows "Copied" (or "Copy failed") for 1.5 s.
-#[cfg(feature = "hydrate")]
-fn copy_to_clipboard(text: &str, state: RwSignal<CopyState>) {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    use std::time::Duration;
-    use wasm_bindgen::JsValue;
-
-    static CLICKS: AtomicU32 = AtomicU32::new(0);
-    let click = CLICKS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-    let finish = move |ok: bool| {
-        state.try_set(if ok {
-            CopyState::Copied(click)
-        } else {
-            CopyState::Failed(click)
-        });
-        set_timeout(
-            move || {
-                // Only the latest click resets the label.
-                if matches!(state.try_get_untracked(),
-                    Some(CopyState::Copied(c) | CopyState::Failed(c)) if c == click)
-                {
-                    state.try_set(CopyState::Idle);
-                }
-            },
-            Duration::from_millis(1500),
-        );
-    };
-
-    let Some(window) = web_sys::window() else {
-        return finish(false);
-    };
-    let navigator = window.navigator();
-    // `navigator.clipboard` is undefined outside secure contexts: calling it would throw.
-    let available = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
-        .map(|c| !c.is_undefined() && !c.is_null())
-        .unwrap_or(false);
-    if !available {
-        return finish(false);
-    }
-    let promise = navigator.clipboard().write_text(text);
-    leptos::task::spawn_local(async move {
-        let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-        finish(ok);
-    });
 }
