@@ -32,7 +32,7 @@ test("GET /healthz reports ok and an embedded site", async () => {
 test("the page is server-rendered before any script runs", async () => {
   const html = await (await fetch(`${server.url}/`)).text();
   assert.match(html, /<h1[^>]*>agui-studio<\/h1>/);
-  assert.match(html, /server-rendered/);
+  assert.match(html, /data-hydrated="false"[^>]*>Page loading</);
   assert.match(html, /\/pkg\/agui-studio\.js/);
 });
 
