@@ -15,6 +15,7 @@ use crate::ui::approval::ApprovalCard;
 use crate::ui::message::Message;
 use crate::ui::render_hints::RenderHint;
 use crate::ui::run_status::subagent_status_key;
+use crate::ui::tool_renderers::state_views;
 use crate::ui::transcript::TranscriptCtx;
 use crate::ui::util::stick_to_bottom;
 
@@ -150,6 +151,14 @@ pub fn Chat(
             })
     };
     let rows = move || agent.messages.with(|m| hints.with(|h| rows_of(m, h)));
+    let state_keys = Memo::new(move |_| {
+        agent.state.with(|s| {
+            state_views(s)
+                .into_iter()
+                .map(|(k, _, _)| k)
+                .collect::<Vec<_>>()
+        })
+    });
 
     let log = NodeRef::<Div>::new();
     let (following, on_scroll, jump) = stick_to_bottom(log, move || {
@@ -275,6 +284,32 @@ pub fn Chat(
                         </div>
                     </Show>
                     <For each=rows key=Row::key children=row_view/>
+                    // State-based generative UI: registered state keys drawn live (see
+                    // `tool_renderers`), e.g. the plan of an agentic run as a step list.
+                    <For
+                        each=move || state_keys.get()
+                        key=|k| *k
+                        children=move |key| {
+                            let view_of = Memo::new(move |_| {
+                                agent
+                                    .state
+                                    .with(|s| {
+                                        state_views(s).into_iter().find(|(k, _, _)| *k == key)
+                                    })
+                            });
+                            let component = view_of
+                                .with_untracked(|v| v.as_ref().map(|v| v.1))
+                                .unwrap_or("checklist");
+                            let props = Signal::derive(move || {
+                                view_of.with(|v| v.as_ref().map(|v| v.2.clone()).unwrap_or_default())
+                            });
+                            view! {
+                                <div class="turn hint-turn state-view" data-state-key=key>
+                                    <RenderHint component props/>
+                                </div>
+                            }
+                        }
+                    />
                     <Show when=waiting>
                         <div class="turn pending-turn">
                             <div class="typing" role="img" aria-label="Waiting for the agent">

@@ -25,6 +25,7 @@ pub mod thread_item;
 pub mod thread_list;
 pub mod thread_store;
 pub mod tool_call;
+pub mod tool_renderers;
 pub mod transcript;
 pub mod util;
 

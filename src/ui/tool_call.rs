@@ -1,6 +1,7 @@
 //! A tool-call card: the tool's name and status, its arguments as they stream (raw text, then
 //! pretty JSON once they parse) and its result. A tool whose name is in the render-hint
-//! registry is also rendered as that component from its parsed arguments (generative UI).
+//! registry, or registered in `tool_renderers`, is also drawn as a component from its parsed
+//! arguments (generative UI); its JSON stays one click away.
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -8,7 +9,8 @@ use serde_json::Value;
 use crate::protocol::reduce::RunStatus;
 use crate::protocol::types::{Message as Msg, ToolCall};
 use crate::ui::render_hints::json::{json_text, nesting_within};
-use crate::ui::render_hints::{lookup, RenderHint};
+use crate::ui::render_hints::RenderHint;
+use crate::ui::tool_renderers::tool_view;
 use crate::ui::transcript::TranscriptCtx;
 use crate::ui::util::truncate;
 
@@ -160,12 +162,11 @@ pub fn ToolCallCard(
             }
         })
     };
-    // Generative UI: a registered component named like the tool, built from its arguments.
+    // Generative UI: the tool's registered renderer, else the component named like it, built
+    // from its arguments (see `tool_renderers`).
     let hint = move || {
-        let name = name.get();
-        lookup(&name)?;
-        let props = args.get()?;
-        Some(view! { <RenderHint component=name props=Signal::stored(props)/> })
+        let (component, props) = args.with(|a| tool_view(&name.get(), a.as_ref()?))?;
+        Some(view! { <RenderHint component props=Signal::stored(props)/> })
     };
     // One line for the folded card: the arguments, and the result when there is one.
     let summary = move || {
