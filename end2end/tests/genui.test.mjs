@@ -52,3 +52,21 @@ test("tool_ui: the haiku tool call is drawn as a card, its JSON one click away",
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+for (const [choice, badge] of [
+  ["Approve", "approved"],
+  ["Reject", "rejected"],
+]) {
+  test(`approval: ${choice} leaves the decision on the call's card (${badge}, never "done" when rejected)`, async () => {
+    const { page } = await openPage(browser, server.url);
+    await send(page, "approval");
+    const approval = page.getByRole("group", { name: "Approval: request_approval" });
+    await approval.getByRole("button", { name: choice, exact: true }).click();
+    await idle(page);
+    const card = page.getByRole("group", { name: "Tool call: request_approval" });
+    assert.equal(await card.getAttribute("data-status"), badge);
+    assert.equal((await card.locator(".badge").first().textContent()).trim(), badge);
+    if (choice === "Reject") await shoot(page, "decision-rejected", { fullPage: false });
+    await page.close();
+  });
+}

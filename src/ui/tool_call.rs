@@ -34,6 +34,46 @@ pub enum ToolStatus {
     Error,
     /// The run ended without a result for it.
     NoResult,
+    /// A human decided: its result says approved, approved with edits, rejected, cancelled
+    /// or expired (a rejected call is never "done").
+    Decided(Decision),
+}
+
+/// What a human decided about a call, as its result says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approved,
+    Edited,
+    Rejected,
+    Cancelled,
+    Expired,
+}
+
+/// The decision a tool result records, if it records one: `{"approved": bool, "editedArgs"?}`
+/// (this studio's answers, the official clients'), `{"status": "rejected" | "cancelled" |
+/// "expired"}` (in-stream approvals), or the error of a rejected frontend tool.
+pub fn decision_of(content: &str, error: Option<&str>) -> Option<Decision> {
+    if error.is_some_and(|e| e.contains("rejected")) {
+        return Some(Decision::Rejected);
+    }
+    let v: Value = serde_json::from_str(content.trim()).ok()?;
+    let o = v.as_object()?;
+    if let Some(approved) = o.get("approved").and_then(Value::as_bool) {
+        let edited = ["editedArgs", "edited_args"]
+            .iter()
+            .any(|k| o.get(*k).is_some_and(|e| !e.is_null()));
+        return Some(match (approved, edited) {
+            (false, _) => Decision::Rejected,
+            (true, true) => Decision::Edited,
+            (true, false) => Decision::Approved,
+        });
+    }
+    match o.get("status").and_then(Value::as_str)? {
+        "rejected" | "denied" => Some(Decision::Rejected),
+        "cancelled" | "canceled" => Some(Decision::Cancelled),
+        "expired" | "timeout" | "timed_out" => Some(Decision::Expired),
+        _ => None,
+    }
 }
 
 impl ToolStatus {
@@ -46,6 +86,11 @@ impl ToolStatus {
             ToolStatus::Done => "done",
             ToolStatus::Error => "error",
             ToolStatus::NoResult => "no-result",
+            ToolStatus::Decided(Decision::Approved) => "approved",
+            ToolStatus::Decided(Decision::Edited) => "edited",
+            ToolStatus::Decided(Decision::Rejected) => "rejected",
+            ToolStatus::Decided(Decision::Cancelled) => "cancelled",
+            ToolStatus::Decided(Decision::Expired) => "expired",
         }
     }
 
@@ -58,6 +103,11 @@ impl ToolStatus {
             ToolStatus::Done => "done",
             ToolStatus::Error => "error",
             ToolStatus::NoResult => "no result",
+            ToolStatus::Decided(Decision::Approved) => "approved",
+            ToolStatus::Decided(Decision::Edited) => "approved with edits",
+            ToolStatus::Decided(Decision::Rejected) => "rejected",
+            ToolStatus::Decided(Decision::Cancelled) => "cancelled",
+            ToolStatus::Decided(Decision::Expired) => "expired",
         }
     }
 }
@@ -133,12 +183,19 @@ pub fn ToolCallCard(
             ),
             None => (false, args.with(Option::is_some), false),
         };
-        tool_status(
-            running,
-            ended,
-            result.with(|r| r.as_ref().map(|(_, e)| e.is_some())),
-            awaiting,
-        )
+        let decided = result.with(|r| {
+            r.as_ref()
+                .and_then(|(content, error)| decision_of(content, error.as_deref()))
+        });
+        match decided {
+            Some(d) => ToolStatus::Decided(d),
+            None => tool_status(
+                running,
+                ended,
+                result.with(|r| r.as_ref().map(|(_, e)| e.is_some())),
+                awaiting,
+            ),
+        }
     });
 
     let args_view = move || {
@@ -186,7 +243,7 @@ pub fn ToolCallCard(
     let open = RwSignal::new(true);
     let auto = RwSignal::new(true);
     Effect::new(move |_| {
-        let done = status.get() == ToolStatus::Done;
+        let done = matches!(status.get(), ToolStatus::Done | ToolStatus::Decided(_));
         if auto.get_untracked() {
             open.set(!done);
         }
@@ -266,5 +323,37 @@ mod tests {
             ToolStatus::Error
         );
         assert_eq!(tool_status(false, true, None, false), ToolStatus::NoResult);
+    }
+
+    #[test]
+    fn decisions_are_read_from_results_and_a_rejection_is_never_done() {
+        assert_eq!(
+            decision_of(r#"{"approved": false}"#, None),
+            Some(Decision::Rejected)
+        );
+        assert_eq!(
+            decision_of(r#"{"approved": true, "editedArgs": {"a": 1}}"#, None),
+            Some(Decision::Edited)
+        );
+        assert_eq!(
+            decision_of(r#"{"approved": true}"#, None),
+            Some(Decision::Approved)
+        );
+        assert_eq!(
+            decision_of(r#"{"status": "rejected"}"#, None),
+            Some(Decision::Rejected)
+        );
+        assert_eq!(
+            decision_of(r#"{"status": "cancelled"}"#, None),
+            Some(Decision::Cancelled)
+        );
+        assert_eq!(
+            decision_of("anything", Some("rejected by the user")),
+            Some(Decision::Rejected)
+        );
+        // Ordinary results are not decisions.
+        assert_eq!(decision_of(r#"{"result": 84}"#, None), None);
+        assert_eq!(decision_of("plain text", None), None);
+        assert_ne!(ToolStatus::Decided(Decision::Rejected).key(), "done");
     }
 }

@@ -82,7 +82,10 @@ mod tests {
             &json!({"japanese": ["古池や", "蛙飛び込む"], "english": ["An old pond", "a frog"]}),
         )
         .unwrap();
-        assert_eq!(p, json!({"title": "古池や 蛙飛び込む", "body": "An old pond\na frog"}));
+        assert_eq!(
+            p,
+            json!({"title": "古池や 蛙飛び込む", "body": "An old pond\na frog"})
+        );
         // Arguments that do not fit: no view (the card's JSON stays).
         assert!(tool_view("generate_haiku", &json!({"english": 3})).is_none());
         // A tool named like a component is that component.
