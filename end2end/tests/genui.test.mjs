@@ -70,3 +70,22 @@ for (const [choice, badge] of [
     await page.close();
   });
 }
+
+test("a message typed while an approval waits is queued, then sent once it is answered", async () => {
+  const { page, problems } = await openPage(browser, server.url);
+  await send(page, "hitl");
+  await idle(page);
+  const reject = page.getByRole("button", { name: "Reject", exact: true }).first();
+  await reject.waitFor();
+  await send(page, "after the approval");
+  const note = page.getByRole("status").filter({ hasText: "queued" });
+  await note.waitFor();
+  const log = page.getByRole("log", { name: "Conversation" });
+  assert.equal(await log.getByText("after the approval").count(), 0, "not sent past the approval");
+  await reject.click();
+  await log.getByText("after the approval").waitFor({ timeout: 15000 });
+  await note.waitFor({ state: "detached" });
+  await idle(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

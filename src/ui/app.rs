@@ -13,6 +13,7 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::hooks::use_query_map;
 use leptos_router::{path, SsrMode};
 
+use crate::client::session::SendInput;
 use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
@@ -257,6 +258,36 @@ fn ThreadView(
     });
     let agent = thread.agent;
     let url: Signal<String> = thread.url.into();
+    // A message typed while an approval waits is queued, never sent past it (the agent would
+    // never get an answer to the pending call): it goes once the approval is answered and the
+    // run that answer starts has ended. The composer says so.
+    let queued = RwSignal::new(None::<SendInput>);
+    let waiting_for_you =
+        move || !agent.approvals.with(Vec::is_empty) && !agent.is_running.get_untracked();
+    let send = Callback::new(move |input: SendInput| {
+        if waiting_for_you() {
+            queued.set(Some(input));
+        } else {
+            agent.send.run(input);
+        }
+    });
+    let free = move || agent.approvals.with(Vec::is_empty) && !agent.is_running.get();
+    Effect::new(move |_| {
+        if free() && queued.with(Option::is_some) {
+            // Checked again a moment later: answering an approval starts a run, and a message
+            // sent into a run in progress would be refused.
+            set_timeout(
+                move || {
+                    if untrack(free) {
+                        if let Some(input) = queued.try_update(Option::take).flatten() {
+                            agent.send.run(input);
+                        }
+                    }
+                },
+                std::time::Duration::from_millis(50),
+            );
+        }
+    });
     let chips = move |compact: bool| {
         view! {
             <Suggestions
@@ -275,7 +306,15 @@ fn ThreadView(
             <Show when=move || !agent.messages.with(Vec::is_empty)>
                 <div class="composer-suggestions">{chips(true)}</div>
             </Show>
-            <Composer on_send=agent.send on_stop=agent.stop is_running=agent.is_running/>
+            <Show when=move || queued.with(Option::is_some)>
+                <p class="queued-note" role="status">
+                    "Your message is queued: it is sent once you answer the approval above."
+                    <button type="button" class="btn small" on:click=move |_| queued.set(None)>
+                        "Cancel queued message"
+                    </button>
+                </p>
+            </Show>
+            <Composer on_send=send on_stop=agent.stop is_running=agent.is_running/>
         </main>
         <Show when=move || show_state.get() || show_events.get()>
             <Dock width on_close=close_all>
