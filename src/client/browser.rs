@@ -23,6 +23,7 @@ use super::session::{
     Writers,
 };
 use super::transport::{get_json, post_json, random_id};
+use crate::client::event_log::RunMark;
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};
 use crate::protocol::reduce::Conversation;
 use crate::wire::RunDetail;
@@ -32,6 +33,7 @@ mod frames;
 mod hitl;
 mod live;
 mod reconnect;
+mod replay;
 mod run;
 use edit::edit_and_resend;
 use hitl::{answer, maybe_resume};
@@ -74,7 +76,8 @@ pub(crate) fn actions(
         pending: Pending::default(),
         frame_scheduled: false,
         abort: None,
-        seq: 0,
+        key: 0,
+        mark: RunMark::new("", 0.0),
         warnings_seen: 0,
         run_view,
         last_run: None,
@@ -208,28 +211,12 @@ pub(crate) fn actions(
         edit_and_resend(&live.get_value(), id, text);
     });
 
-    let new_thread = Callback::new(move |_| {
+    let new_thread = Callback::new(move |_| reset(&live.get_value()));
+
+    let open_recording = Callback::new(move |bytes: Vec<u8>| {
         let l = live.get_value();
-        if let Some(a) = l.borrow_mut().abort.take() {
-            a.abort();
-        }
-        let mut b = l.borrow_mut();
-        b.generation += 1;
-        b.events_url = None;
-        b.pipeline = None;
-        b.conversation = Conversation::new();
-        b.signals.clear();
-        b.run_view = RunView::default();
-        b.last_run = None;
-        b.interrupt_answers.clear();
-        b.w.messages.set(Vec::new());
-        b.w.state.set(json!({}));
-        b.w.run.set(RunView::default());
-        b.w.error.set(None);
-        b.w.events.set(Vec::new());
-        b.w.warnings.set(Vec::new());
-        b.w.connection.set(Connection::Idle);
-        b.w.thread_id.set(format!("thread-{}", random_id()));
+        reset(&l);
+        replay::open_recording(&l, bytes);
     });
 
     Actions {
@@ -242,5 +229,33 @@ pub(crate) fn actions(
         retry,
         edit,
         new_thread,
+        open_recording,
     }
 }
+
+/// Leave the thread on screen for a new, empty one (the current run's request aborted).
+fn reset(l: &Shared) {
+    if let Some(a) = l.borrow_mut().abort.take() {
+        a.abort();
+    }
+    let mut b = l.borrow_mut();
+    b.generation += 1;
+    b.events_url = None;
+    b.pipeline = None;
+    b.conversation = Conversation::new();
+    b.signals.clear();
+    b.run_view = RunView::default();
+    b.last_run = None;
+    b.interrupt_answers.clear();
+    b.w.messages.set(Vec::new());
+    b.w.state.set(json!({}));
+    b.w.run.set(RunView::default());
+    b.w.error.set(None);
+    b.w.events.set(Vec::new());
+    b.w.warnings.set(Vec::new());
+    b.w.connection.set(Connection::Idle);
+    b.w.thread_id.set(format!("thread-{}", random_id()));
+    b.pending.events.clear();
+    b.pending.warnings.clear();
+}
+

@@ -6,6 +6,9 @@
 
 #[cfg(feature = "hydrate")]
 mod browser;
+pub mod event_log;
+pub mod history;
+pub mod run_report;
 pub mod session;
 #[cfg(feature = "hydrate")]
 pub mod transport;

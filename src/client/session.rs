@@ -22,8 +22,6 @@ use crate::protocol::types::{
     ContentPart, Interrupt, Message, ResumeEntry, ResumeStatus, RunOutcome, TokenUsage, Tool,
 };
 
-/// How many events the inspector keeps per session.
-pub(crate) const EVENT_LOG_LIMIT: usize = 5000;
 
 /// One message and its own signal, so the view of one message updates alone.
 #[derive(Clone)]
@@ -170,15 +168,7 @@ pub struct Approval {
     pub response_schema: Option<Value>,
 }
 
-/// One event in the inspector.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EventRecord {
-    pub seq: usize,
-    pub at_ms: f64,
-    pub type_name: &'static str,
-    pub json: Value,
-    pub warnings: Vec<String>,
-}
+pub use crate::client::event_log::EventRecord;
 
 /// What the user sends.
 #[derive(Debug, Clone, Default)]
@@ -251,6 +241,8 @@ pub struct UseAgentReturn {
     pub edit: Callback<(String, String)>,
     /// Start a new, empty thread.
     pub new_thread: Callback<()>,
+    /// Replay a recorded stream (JSON Lines, JSON, a fixture or raw SSE) in a new thread.
+    pub open_recording: Callback<Vec<u8>>,
 }
 
 /// The writable side of the signals.
@@ -479,6 +471,7 @@ pub(crate) struct Actions {
     pub retry: Callback<()>,
     pub edit: Callback<(String, String)>,
     pub new_thread: Callback<()>,
+    pub open_recording: Callback<Vec<u8>>,
 }
 
 #[cfg(test)]

@@ -89,6 +89,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         retry: actions.retry,
         edit: actions.edit,
         new_thread: actions.new_thread,
+        open_recording: actions.open_recording,
     }
 }
 
@@ -104,5 +105,6 @@ fn inert_actions() -> Actions {
         retry: Callback::new(|_| {}),
         edit: Callback::new(|_| {}),
         new_thread: Callback::new(|_| {}),
+        open_recording: Callback::new(|_| {}),
     }
 }

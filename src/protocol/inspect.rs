@@ -102,33 +102,60 @@ fn fixture(v: Value) -> Result<Inspection, ProtocolError> {
     })
 }
 
+/// How a recording is read: its pipeline (for the fixture's input and protocol version when
+/// it has them), the input as prepared, and what preparing it warned about. The CLI's report
+/// and the browser's "Open recording" both start here.
+pub struct Reader {
+    pub pipeline: Pipeline,
+    pub input: Option<RunAgentInput>,
+    pub request: Option<Value>,
+    pub warnings: Vec<String>,
+}
+
+/// The reader of an inspection's recording, or why its input is not valid.
+pub fn reader(
+    input: Option<Value>,
+    max_protocol_version: Option<Version>,
+) -> Result<Reader, (String, Vec<String>)> {
+    let options = PipelineOptions {
+        max_protocol_version,
+    };
+    let Some(raw) = input else {
+        return Ok(Reader {
+            pipeline: Pipeline::new(options),
+            input: None,
+            request: None,
+            warnings: Vec::new(),
+        });
+    };
+    let (prepared, warnings) = prepare_request(raw, max_protocol_version);
+    match serde_json::from_value::<RunAgentInput>(prepared.clone()) {
+        Ok(input) => Ok(Reader {
+            pipeline: Pipeline::for_input(&input, options),
+            input: Some(input),
+            request: Some(prepared),
+            warnings,
+        }),
+        Err(e) => Err((format!("the RunAgentInput is not valid: {e}"), warnings)),
+    }
+}
+
 /// Run an inspection and build the report.
 pub fn inspect(inspection: Inspection) -> Value {
-    let options = PipelineOptions {
-        max_protocol_version: inspection.max_protocol_version,
-    };
-    let mut request = None;
-    let mut pre_warnings = Vec::new();
-    let mut pipeline = match inspection.input {
-        Some(raw) => {
-            let (prepared, warnings) = prepare_request(raw, inspection.max_protocol_version);
-            pre_warnings = warnings;
-            match serde_json::from_value::<RunAgentInput>(prepared.clone()) {
-                Ok(input) => {
-                    request = Some(prepared);
-                    Pipeline::for_input(&input, options)
-                }
-                Err(e) => {
-                    return json!({
-                        "outcome": "failed",
-                        "error": format!("the RunAgentInput is not valid: {e}"),
-                        "runErrors": [], "warnings": pre_warnings, "events": [],
-                        "messages": [], "state": {},
-                    })
-                }
-            }
+    let Reader {
+        mut pipeline,
+        request,
+        warnings: mut pre_warnings,
+        ..
+    } = match reader(inspection.input, inspection.max_protocol_version) {
+        Ok(r) => r,
+        Err((error, warnings)) => {
+            return json!({
+                "outcome": "failed", "error": error,
+                "runErrors": [], "warnings": warnings, "events": [],
+                "messages": [], "state": {},
+            })
         }
-        None => Pipeline::new(options),
     };
     let mut delivered = Vec::new();
     match inspection.recording {

@@ -18,6 +18,7 @@ use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
 use crate::ui::dock::{Dock, DockWidth};
+use crate::client::history::use_history;
 use crate::ui::inspector::Inspector;
 use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
@@ -257,6 +258,7 @@ fn ThreadView(
         focus_id(EVENTS_TOGGLE);
     });
     let agent = thread.agent;
+    let history = use_history(agent.thread_id, agent.events, show_events.into());
     let url: Signal<String> = thread.url.into();
     // A message typed while an approval waits is queued, never sent past it (the agent would
     // never get an answer to the pending call): it goes once the approval is answered and the
@@ -322,7 +324,13 @@ fn ThreadView(
                     <StatePanel state=agent.state on_save=agent.set_state on_close=close_state/>
                 </Show>
                 <Show when=move || show_events.get()>
-                    <Inspector events=agent.events warnings=agent.warnings on_close=close_events/>
+                    <Inspector
+                        events=agent.events
+                        history
+                        thread_id=agent.thread_id
+                        on_open_recording=agent.open_recording
+                        on_close=close_events
+                    />
                 </Show>
             </Dock>
         </Show>

@@ -1,102 +1,220 @@
-//! The event inspector: every event the session delivered, newest at the bottom — its type,
-//! the time since its run started, a one-line JSON view that expands to a tree, and the
-//! pipeline's warnings in a warning color. A text filter narrows it by type; at most the last
-//! [`INSPECTOR_ROWS`] matching events are rendered.
+//! The event inspector: the thread's whole story — the stored events of its earlier runs
+//! (loaded when the panel opens) followed by what the session streams live — one row per event
+//! (its number in its run, type, time since its run started, one line of JSON), the verifier's
+//! warnings in a warning colour. Only the rows in view exist in the page, so a hundred
+//! thousand events scroll like ten; the filter's matches are indexed as events arrive, not
+//! recomputed. It follows the newest event until the user scrolls away ("Latest events" jumps
+//! back). A row opens its event as a tree below the list. Above the list: the per-run summary
+//! and timeline ([`runs`]), and export / open recording ([`files`]).
+
+use std::sync::Arc;
 
 use leptos::html::Div;
 use leptos::prelude::*;
-use serde_json::Value;
 
-use crate::client::session::EventRecord;
+use crate::client::event_log::{lookup, EventRecord, Filter, FilteredIndex, Key};
+use crate::client::history::History;
 use crate::ui::dock::CloseButton;
 use crate::ui::render_hints::JsonView;
-use crate::ui::util::{stick_to_bottom, truncate};
+use crate::ui::util::truncate;
 
-/// Events rendered at most (the newest that match the filter).
-pub const INSPECTOR_ROWS: usize = 500;
+#[path = "inspector/files.rs"]
+mod files;
+#[path = "inspector/runs.rs"]
+mod runs;
+
+/// The height of one row, in CSS pixels (the stylesheet's `.event-row` matches it).
+pub const ROW_PX: f64 = 26.0;
+/// Rows rendered above and below the visible ones.
+const OVERSCAN: usize = 8;
 /// Characters of the one-line JSON view.
 const ONE_LINE: usize = 160;
+/// Pixels from the bottom that still count as "at the newest event".
+const BOTTOM_SLACK: f64 = 6.0;
 
-/// One row of the inspector: the record and the page-clock time its run started.
-#[derive(Clone)]
-struct Row {
-    record: EventRecord,
-    run_start: f64,
+/// What the inspector reads: the session's live log, the thread's stored history, and the
+/// parts shared by its sections.
+#[derive(Clone, Copy)]
+pub(crate) struct Sources {
+    pub live: Signal<Vec<EventRecord>>,
+    pub history: History,
 }
 
-/// Whether an event type matches the filter text (case-insensitive substring; empty matches).
-pub fn matches_filter(type_name: &str, filter: &str) -> bool {
-    let f = filter.trim();
-    f.is_empty()
-        || type_name
-            .to_ascii_lowercase()
-            .contains(&f.to_ascii_lowercase().replace(' ', "_"))
+impl Sources {
+    fn with<R>(&self, f: impl FnOnce(&[EventRecord], &[EventRecord]) -> R) -> R {
+        self.history
+            .records
+            .with(|h| self.live.with(|l| f(h.as_slice(), l.as_slice())))
+    }
+    fn record(&self, key: Key) -> Option<EventRecord> {
+        self.history
+            .records
+            .with_untracked(|h| self.live.with_untracked(|l| lookup(key, h, l).cloned()))
+    }
 }
 
 /// The one-line view of an event: its JSON without `type` and `timestamp`, shortened.
-pub fn one_line(json: &Value) -> String {
-    let text = match json {
-        Value::Object(o) => {
-            let mut o = o.clone();
-            o.remove("type");
-            o.remove("timestamp");
-            serde_json::to_string(&Value::Object(o)).unwrap_or_default()
-        }
-        other => other.to_string(),
-    };
-    truncate(&text, ONE_LINE)
+pub fn one_line(text: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("type");
+        o.remove("timestamp");
+    }
+    truncate(&v.to_string(), ONE_LINE)
 }
 
 /// The inspector panel (`<aside aria-label="Event inspector">`).
 #[component]
 pub fn Inspector(
-    /// The events, oldest first.
+    /// The session's events, oldest first.
     #[prop(into)]
     events: Signal<Vec<EventRecord>>,
-    /// Every warning of the session (the count is shown in the header).
+    /// The thread's stored history.
+    history: History,
+    /// The thread (names exported files).
     #[prop(into)]
-    warnings: Signal<Vec<String>>,
+    thread_id: Signal<String>,
+    /// Replays a recording in a new thread.
+    on_open_recording: Callback<Vec<u8>>,
     /// Closes the panel (its close button).
     #[prop(optional)]
     on_close: Option<Callback<()>>,
 ) -> impl IntoView {
-    let filter = RwSignal::new(String::new());
+    let src = Sources {
+        live: events,
+        history,
+    };
+    let text = RwSignal::new(String::new());
+    let run = RwSignal::new(None::<Arc<str>>);
     let warnings_only = RwSignal::new(false);
-    // `(seq, page-clock start of its run)` of the rows shown; a row reads its record once.
-    let rows = Memo::new(move |_| {
-        let f = filter.get();
-        let only_warn = warnings_only.get();
-        events.with(|evs| {
-            let mut run_start = evs.first().map(|e| e.at_ms).unwrap_or(0.0);
-            let mut out: Vec<(usize, f64)> = Vec::new();
-            for e in evs {
-                if e.type_name == "RUN_STARTED" {
-                    run_start = e.at_ms;
-                }
-                if matches_filter(e.type_name, &f) && (!only_warn || !e.warnings.is_empty()) {
-                    out.push((e.seq, run_start));
-                }
-            }
-            let cut = out.len().saturating_sub(INSPECTOR_ROWS);
-            out.drain(..cut);
-            out
-        })
+    let filter = Memo::new(move |_| Filter {
+        text: text.get(),
+        run: run.get(),
+        warnings_only: warnings_only.get(),
     });
-    let total = move || events.with(Vec::len);
-    let shown = move || rows.with(Vec::len);
-    let warning_count = move || warnings.with(Vec::len);
+    let index = StoredValue::new(FilteredIndex::default());
+    let version = RwSignal::new(0u64);
+    Effect::new(move |_| {
+        let f = filter.get();
+        let changed = src.with(|h, l| {
+            index
+                .try_update_value(|i| i.update(&f, h, l))
+                .unwrap_or(false)
+        });
+        if changed {
+            version.update(|v| *v += 1);
+        }
+    });
+    let shown = move || {
+        version.track();
+        index.with_value(FilteredIndex::len)
+    };
+    let total = move || src.with(|h, l| h.len() + l.len());
+    let warning_count = move || {
+        src.with(|h, l| {
+            h.iter()
+                .chain(l.iter())
+                .map(|r| r.warnings.len())
+                .sum::<usize>()
+        })
+    };
 
     let list = NodeRef::<Div>::new();
-    let (following, on_scroll, jump) = stick_to_bottom(list, move || {
-        rows.track();
-        true
+    let scroll_top = RwSignal::new(0.0f64);
+    let view_h = RwSignal::new(480.0f64);
+    let following = RwSignal::new(true);
+    let selected = RwSignal::new(None::<Key>);
+    let to_bottom = move || {
+        if let Some(el) = list.get_untracked() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    };
+    // Follow the newest event: scroll once the new rows are laid out.
+    Effect::new(move |_| {
+        version.track();
+        if following.get_untracked() {
+            request_animation_frame(to_bottom);
+        }
+    });
+    let on_scroll = move |_| {
+        let Some(el) = list.get_untracked() else {
+            return;
+        };
+        let (top, h) = (el.scroll_top() as f64, el.client_height() as f64);
+        scroll_top.set(top);
+        if (view_h.get_untracked() - h).abs() > 0.5 {
+            view_h.set(h);
+        }
+        let at_bottom = el.scroll_height() as f64 - top - h <= BOTTOM_SLACK;
+        if following.get_untracked() != at_bottom {
+            following.set(at_bottom);
+        }
+    };
+    let jump_latest = move |_| {
+        following.set(true);
+        to_bottom();
+    };
+    // The rows in view (while following: the last ones, before the scroll catches up).
+    let window = Memo::new(move |_| {
+        version.track();
+        let n = index.with_value(FilteredIndex::len);
+        let visible = (view_h.get() / ROW_PX).ceil() as usize + 1;
+        let first = if following.get() {
+            n.saturating_sub(visible + OVERSCAN)
+        } else {
+            ((scroll_top.get() / ROW_PX) as usize)
+                .saturating_sub(OVERSCAN)
+                .min(n)
+        };
+        let last = (first + visible + 2 * OVERSCAN).min(n);
+        index.with_value(|i| {
+            (first..last)
+                .filter_map(|p| i.key_at(p).map(|k| (p, k)))
+                .collect::<Vec<_>>()
+        })
+    });
+    // Show one event: select it and scroll it into the middle of the list (the filter is
+    // cleared if it hides it).
+    let pending_scroll = RwSignal::new(None::<Key>);
+    let reveal = Callback::new(move |key: Key| {
+        selected.set(Some(key));
+        following.set(false);
+        if index.with_value(|i| i.position(key)).is_none() {
+            text.set(String::new());
+            warnings_only.set(false);
+            run.set(None);
+        }
+        pending_scroll.set(Some(key));
+    });
+    Effect::new(move |_| {
+        version.track();
+        let Some(key) = pending_scroll.get() else {
+            return;
+        };
+        if let Some(pos) = index.with_value(|i| i.position(key)) {
+            pending_scroll.set(None);
+            request_animation_frame(move || {
+                if let Some(el) = list.get_untracked() {
+                    let h = el.client_height();
+                    el.set_scroll_top((pos as f64 * ROW_PX) as i32 - h / 2);
+                }
+            });
+        }
+    });
+    let on_select = Callback::new(move |key: Key| {
+        if selected.get_untracked() == Some(key) {
+            selected.set(None);
+        } else {
+            selected.set(Some(key));
+            following.set(false);
+        }
     });
 
     view! {
         <aside class="panel inspector" id="inspector-panel" aria-label="Event inspector">
             <div class="panel-head">
                 <h2 class="panel-title">"Events"</h2>
-                <span class="panel-count">
+                <span class="panel-count" aria-live="off">
                     {move || format!("{} of {}", shown(), total())}
                     {move || {
                         let n = warning_count();
@@ -117,10 +235,12 @@ pub fn Inspector(
                     type="search"
                     class="filter-input"
                     aria-label="Filter events"
-                    placeholder="Filter by type, e.g. TOOL_CALL"
-                    prop:value=move || filter.get()
-                    on:input=move |ev| filter.set(event_target_value(&ev))
+                    placeholder="Filter: type or any text"
+                    maxlength="200"
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
                 />
+                <runs::RunSelect src run/>
                 <label class="check">
                     <input
                         type="checkbox"
@@ -129,24 +249,35 @@ pub fn Inspector(
                     />
                     " Warnings only"
                 </label>
+                <files::Files src run thread_id on_open_recording/>
             </div>
-            <div class="inspector-list" node_ref=list on:scroll=move |_| on_scroll() tabindex="0">
+            {move || {
+                history
+                    .status
+                    .with(|s| s.describe())
+                    .map(|line| view! { <p class="inspector-history" role="status">{line}</p> })
+            }}
+            <runs::RunReport src run reveal/>
+            <div
+                class="inspector-list"
+                node_ref=list
+                on:scroll=on_scroll
+                tabindex="0"
+                role="region"
+                aria-label="Event list"
+            >
                 <Show when=move || total() == 0>
                     <p class="muted inspector-empty">
                         "No events yet. Send a message: every AG-UI event the agent streams appears here."
                     </p>
                 </Show>
-                <ol class="events">
+                <ol class="events" style:height=move || format!("{}px", shown() as f64 * ROW_PX)>
                     <For
-                        each=move || rows.get()
-                        key=|r| r.0
-                        children=move |(seq, run_start)| {
-                            events
-                                .with_untracked(|e| {
-                                    // Sequence numbers increase along the log.
-                                    e.binary_search_by_key(&seq, |r| r.seq).ok().map(|i| e[i].clone())
-                                })
-                                .map(|record| view! { <EventRow row=Row { record, run_start }/> })
+                        each=move || window.get()
+                        key=|r| *r
+                        children=move |(pos, key)| {
+                            src.record(key)
+                                .map(|record| view! { <EventRow pos key record selected on_select/> })
                         }
                     />
                 </ol>
@@ -155,69 +286,99 @@ pub fn Inspector(
                 type="button"
                 class="btn small jump-latest inspector-jump"
                 hidden=move || following.get()
-                on:click=move |_| jump()
+                on:click=jump_latest
             >
                 "Latest events"
             </button>
+            <EventDetails src selected/>
         </aside>
     }
     .into_any()
 }
 
 #[component]
-fn EventRow(row: Row) -> impl IntoView {
-    let Row { record, run_start } = row;
-    let open = RwSignal::new(false);
-    let since = format!("+{:.0} ms", (record.at_ms - run_start).max(0.0));
-    let line = one_line(&record.json);
-    let json = Signal::stored(record.json.clone());
+fn EventRow(
+    pos: usize,
+    key: Key,
+    record: EventRecord,
+    selected: RwSignal<Option<Key>>,
+    on_select: Callback<Key>,
+) -> impl IntoView {
+    let since = format!("+{:.0} ms", (record.at_ms - record.run_started_ms).max(0.0));
+    let line = one_line(&record.text);
     let has_warnings = !record.warnings.is_empty();
-    let warnings = record
-        .warnings
-        .iter()
-        .map(|w| view! { <li>{w.clone()}</li> })
-        .collect_view();
-    let on_toggle = move |ev: leptos::ev::Event| {
-        use leptos::wasm_bindgen::JsCast;
-        if let Some(el) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
-        {
-            open.set(el.has_attribute("open"));
-        }
-    };
+    let title = has_warnings.then(|| record.warnings.join("\n"));
     view! {
-        <li class="event" class:has-warnings=has_warnings data-type=record.type_name>
-            <details on:toggle=on_toggle>
-                <summary>
-                    <span class="event-seq">{record.seq}</span>
-                    <span class="event-type">{record.type_name}</span>
-                    <span class="event-time">{since}</span>
-                    <code class="event-line">{line}</code>
-                </summary>
-                <Show when=move || open.get()>
-                    <JsonView value=json collapsed_depth=3/>
-                </Show>
-            </details>
-            {has_warnings.then(|| view! { <ul class="event-warnings">{warnings}</ul> })}
+        <li
+            class="event"
+            class:has-warnings=has_warnings
+            data-type=record.type_name
+            style:top=format!("{}px", pos as f64 * ROW_PX)
+        >
+            <button
+                type="button"
+                class="event-row"
+                aria-pressed=move || (selected.get() == Some(key)).to_string()
+                title=title
+                on:click=move |_| on_select.run(key)
+            >
+                <span class="event-seq">{record.n}</span>
+                <span class="event-type">{record.type_name}</span>
+                <code class="event-line">{line}</code>
+                <span class="event-time">{since}</span>
+            </button>
         </li>
     }
     .into_any()
 }
 
+/// The selected event as a tree, with its warnings.
+#[component]
+fn EventDetails(src: Sources, selected: RwSignal<Option<Key>>) -> impl IntoView {
+    move || {
+        let record = selected.get().and_then(|k| src.record(k))?;
+        let json = Signal::stored(record.json());
+        let warnings = record
+            .warnings
+            .iter()
+            .map(|w| view! { <li>{w.clone()}</li> })
+            .collect_view();
+        Some(
+            view! {
+                <section class="event-details" aria-label="Event details">
+                    <div class="event-details-head">
+                        <strong class="event-type">{record.type_name}</strong>
+                        <span class="muted">
+                            {format!(" · event {} of run {}", record.n, truncate(&record.run_id, 24))}
+                        </span>
+                        <button
+                            type="button"
+                            class="btn small"
+                            on:click=move |_| selected.set(None)
+                        >
+                            "Close details"
+                        </button>
+                    </div>
+                    {(!record.warnings.is_empty())
+                        .then(|| view! { <ul class="event-warnings">{warnings}</ul> })}
+                    <JsonView value=json collapsed_depth=3/>
+                </section>
+            }
+            .into_any(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
-    fn filter_and_one_line() {
-        assert!(matches_filter("TOOL_CALL_ARGS", "tool call"));
-        assert!(matches_filter("RUN_STARTED", ""));
-        assert!(!matches_filter("RUN_STARTED", "text"));
+    fn one_line_drops_type_and_time() {
         assert_eq!(
-            one_line(&json!({"type": "RUN_STARTED", "runId": "r"})),
+            one_line(r#"{"type":"RUN_STARTED","runId":"r","timestamp":5}"#),
             "{\"runId\":\"r\"}"
         );
+        assert!(one_line(&format!(r#"{{"delta":"{}"}}"#, "x".repeat(500))).chars().count() <= 161);
     }
 }

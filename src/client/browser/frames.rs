@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::client::session::{run_view, sync_messages, Connection, EventRecord, EVENT_LOG_LIMIT};
-use crate::client::transport::now_ms;
+use crate::client::event_log::{records, EVENT_LOG_LIMIT};
+use crate::client::session::{run_view, sync_messages, Connection};
 
 use super::live::{Live, Shared};
 
@@ -29,30 +29,18 @@ pub(super) fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
 }
 
 pub(super) fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
-    let now = now_ms();
     let warnings: Vec<String> = match b.pipeline.as_ref() {
         Some(p) => p.warnings[b.warnings_seen.min(p.warnings.len())..].to_vec(),
         None => Vec::new(),
     };
     b.warnings_seen += warnings.len();
-    let n = delivered.len();
-    for (i, d) in delivered.into_iter().enumerate() {
+    for d in &delivered {
         b.pending.note(&d.change);
-        b.seq += 1;
-        let seq = b.seq;
-        b.pending.events.push(EventRecord {
-            seq,
-            at_ms: now,
-            type_name: d.event.type_name(),
-            json: d.event.to_value(),
-            warnings: if i + 1 == n {
-                warnings.clone()
-            } else {
-                Vec::new()
-            },
-        });
     }
-    b.pending.warnings.extend(warnings);
+    b.pending.warnings.extend(warnings.iter().cloned());
+    let Live { mark, key, .. } = b;
+    let recs = records(delivered, warnings, mark, key, js_sys::Date::now());
+    b.pending.events.extend(recs);
 }
 
 pub(super) fn schedule_frame(l: &Shared) {
@@ -93,7 +81,7 @@ pub(super) fn flush(l: &Shared) {
     }
     if !pending.events.is_empty() {
         w.events.update(|ev| {
-            ev.extend(pending.events.iter().cloned());
+            ev.extend(pending.events);
             if ev.len() > EVENT_LOG_LIMIT {
                 let cut = ev.len() - EVENT_LOG_LIMIT;
                 ev.drain(..cut);

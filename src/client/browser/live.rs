@@ -9,6 +9,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::client::event_log::RunMark;
 use crate::client::session::{Pending, RunView, UseAgentOptions, Writers};
 use crate::client::transport::now_ms;
 use crate::protocol::pipeline::Pipeline;
@@ -24,7 +25,10 @@ pub(super) struct Live {
     pub(super) pending: Pending,
     pub(super) frame_scheduled: bool,
     pub(super) abort: Option<web_sys::AbortController>,
-    pub(super) seq: usize,
+    /// The key of the last event recorded for the inspector.
+    pub(super) key: usize,
+    /// The current run, for numbering its events in the inspector.
+    pub(super) mark: RunMark,
     pub(super) warnings_seen: usize,
     pub(super) run_view: RunView,
     /// The last run's input and the ids of the messages it started from (for Retry, which
@@ -58,6 +62,7 @@ impl Live {
             .iter()
             .map(|m| m.id().to_string())
             .collect();
+        self.mark = RunMark::new(&input.run_id, js_sys::Date::now());
         self.last_run = Some((input, ids));
         self.pipeline = Some(pipeline);
         self.warnings_seen = 0;

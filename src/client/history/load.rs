@@ -1,0 +1,104 @@
+//! The browser half of the history loader: fetch the thread, then each run's events, and read
+//! them in slices with a yield to the page between slices.
+
+use std::collections::HashSet;
+
+use leptos::prelude::*;
+
+use super::{runs_to_load, HistoryStatus};
+use crate::client::event_log::{records, EventRecord, RunMark, HISTORY_LIMIT};
+use crate::client::transport::{get_json, get_stream, sleep_ms};
+use crate::protocol::pipeline::{Pipeline, PipelineOptions};
+use crate::wire::ThreadView;
+
+/// Bytes of a stored run read between two yields to the page.
+const SLICE: usize = 32 * 1024;
+
+pub(super) async fn load(
+    thread: String,
+    loaded_for: StoredValue<Option<String>>,
+    live: ReadSignal<Vec<EventRecord>>,
+    records_out: RwSignal<Vec<EventRecord>>,
+    status: RwSignal<HistoryStatus>,
+) {
+    let url = crate::wire::thread_url(&thread);
+    let current = move || loaded_for.with_value(|l| l.as_deref() == Some(thread.as_str()));
+    let view = match get_json::<ThreadView>(&url, &[]).await {
+        Ok(Some(view)) => view,
+        Ok(None) => {
+            if current() {
+                status.set(HistoryStatus::NotStored);
+            }
+            return;
+        }
+        Err(e) => {
+            if current() {
+                status.set(HistoryStatus::Failed(e.to_string()));
+            }
+            return;
+        }
+    };
+    let live_runs: HashSet<String> = live.with_untracked(|l| {
+        let mut seen = HashSet::new();
+        for r in l {
+            if !seen.contains(&*r.run_id) {
+                seen.insert(r.run_id.to_string());
+            }
+        }
+        seen
+    });
+    let (runs, left_out) = runs_to_load(&view.runs, &|id| live_runs.contains(id), HISTORY_LIMIT);
+    let mut key = 0usize;
+    let mut events = 0usize;
+    for (i, run) in runs.iter().enumerate() {
+        if !current() {
+            return;
+        }
+        status.set(HistoryStatus::Loading {
+            runs_done: i,
+            runs: runs.len(),
+            events,
+        });
+        let Some(controller) = web_sys::AbortController::new().ok() else {
+            return;
+        };
+        let mut bytes = Vec::new();
+        let got = get_stream(&run.events_url, &[], &controller.signal(), |chunk| {
+            bytes.extend_from_slice(chunk)
+        })
+        .await;
+        if let Err(e) = got {
+            if current() {
+                status.set(HistoryStatus::Failed(e.to_string()));
+            }
+            return;
+        }
+        let mut pipeline = Pipeline::new(PipelineOptions::default());
+        let mut mark = RunMark::new(&run.run_id, run.started_at as f64);
+        let mut seen_warnings = 0;
+        let mut slices = bytes.chunks(SLICE).peekable();
+        while let Some(slice) = slices.next() {
+            let mut delivered = pipeline.push_bytes(slice);
+            if slices.peek().is_none() {
+                delivered.extend(pipeline.finish());
+            }
+            let warnings = pipeline.warnings[seen_warnings..].to_vec();
+            seen_warnings = pipeline.warnings.len();
+            let now = run.started_at as f64;
+            let recs = records(delivered, warnings, &mut mark, &mut key, now);
+            events += recs.len();
+            if !current() {
+                return;
+            }
+            records_out.update(|r| r.extend(recs));
+            sleep_ms(0).await;
+        }
+    }
+    if current() {
+        status.set(HistoryStatus::Loaded {
+            runs: runs.len(),
+            events,
+            left_out,
+        });
+    }
+}
