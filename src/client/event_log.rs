@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::protocol::pipeline::Delivered;
 
 /// Live events the session keeps for the inspector (the oldest go first).
-pub const EVENT_LOG_LIMIT: usize = 100_000;
+pub const EVENT_LOG_LIMIT: usize = 200_000;
 /// Stored events the inspector loads of a thread's earlier runs (the newest runs that fit).
 pub const HISTORY_LIMIT: usize = 200_000;
 

@@ -107,10 +107,12 @@ pub struct History {
     pub status: ReadSignal<HistoryStatus>,
 }
 
-/// Load the stored history of `thread_id` while `active` (the inspector is open); `live` is the
-/// session's own log, whose runs are not loaded again.
+/// Load the stored history of `thread_id` while `active` (the inspector is open), when it is
+/// `stored` (the thread the session was opened with, whose runs the server keeps; a new thread
+/// has none yet); `live` is the session's own log, whose runs are not loaded again.
 pub fn use_history(
     thread_id: ReadSignal<String>,
+    stored: StoredValue<Option<String>>,
     live: ReadSignal<Vec<EventRecord>>,
     active: Signal<bool>,
 ) -> History {
@@ -129,12 +131,16 @@ pub fn use_history(
             if !active.get() || loaded_for.with_value(Option::is_some) {
                 return;
             }
+            if stored.with_value(|s| s.as_deref() != Some(thread.as_str())) {
+                status.set(HistoryStatus::NotStored);
+                return;
+            }
             loaded_for.set_value(Some(thread.clone()));
             leptos::task::spawn_local(load::load(thread, loaded_for, live, records, status));
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = (thread_id, live, active);
+    let _ = (thread_id, stored, live, active);
     History {
         records: records.read_only(),
         status: status.read_only(),

@@ -204,6 +204,8 @@ pub struct UseAgentOptions {
     /// The thread's last run when the page loaded: "Regenerate" runs its input again (read
     /// from `GET /api/runs/{run_id}`), replacing its answer.
     pub last_run: Option<String>,
+    /// The server stores runs of `initial_thread_id` (the inspector loads their events).
+    pub stored_runs: bool,
 }
 
 /// Signals and actions of an agent session. Cheap to copy.
@@ -219,6 +221,8 @@ pub struct UseAgentReturn {
     pub warnings: ReadSignal<Vec<String>>,
     pub is_running: Signal<bool>,
     pub thread_id: ReadSignal<String>,
+    /// The thread this session was opened with, when the server stores runs of it.
+    pub stored_thread: StoredValue<Option<String>>,
     /// Send a user message and start a run.
     pub send: Callback<SendInput>,
     /// Stop the run: cancels the request, which cancels the server's run (a detached run is

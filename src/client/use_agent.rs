@@ -50,6 +50,12 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
     let events = writers.events.read_only();
     let warnings = writers.warnings.read_only();
     let thread_id = writers.thread_id.read_only();
+    let stored_thread = StoredValue::new(
+        options
+            .initial_thread_id
+            .clone()
+            .filter(|_| options.stored_runs),
+    );
     let approvals = Memo::new(move |_| {
         let msgs: Vec<Message> = messages.with(|m| m.iter().map(|e| e.msg.get()).collect());
         run.with(|r| approvals_of(&msgs, r))
@@ -80,6 +86,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         warnings,
         is_running,
         thread_id,
+        stored_thread,
         send: actions.send,
         stop: actions.stop,
         approve: actions.approve,

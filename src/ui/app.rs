@@ -258,7 +258,12 @@ fn ThreadView(
         focus_id(EVENTS_TOGGLE);
     });
     let agent = thread.agent;
-    let history = use_history(agent.thread_id, agent.events, show_events.into());
+    let history = use_history(
+        agent.thread_id,
+        agent.stored_thread,
+        agent.events,
+        show_events.into(),
+    );
     let url: Signal<String> = thread.url.into();
     // A message typed while an approval waits is queued, never sent past it (the agent would
     // never get an answer to the pending call): it goes once the approval is answered and the

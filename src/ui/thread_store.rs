@@ -223,6 +223,7 @@ impl ThreadStore {
                         initial_thread_id: Some(v.id),
                         failed_run,
                         last_run,
+                        stored_runs: !v.runs.is_empty(),
                     },
                 )
             }
@@ -239,6 +240,7 @@ impl ThreadStore {
                     initial_render_hints: Vec::new(),
                     failed_run: None,
                     last_run: None,
+                    stored_runs: false,
                 },
             ),
         };
