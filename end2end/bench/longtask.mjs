@@ -1,14 +1,15 @@
 // Benchmark (prints figures, asserts nothing): while the demo's `long` scenario streams about
 // 2,000 text deltas per second into the page, the longest main-thread task (PerformanceObserver
 // "longtask") and the time from the last byte of the run's response to the last paint of the
-// transcript. Run: node bench/longtask.mjs [DELTAS]   (binary: $AGUI_BINARY or target/release)
+// transcript — once with the event inspector closed, once with it open.
+// Run: node bench/longtask.mjs [DELTAS]   (binary: $AGUI_BINARY or target/release)
 import { startServer, stopServer, launchBrowser } from "../tests/support.mjs";
 
 const deltas = Number(process.argv[2] ?? 20000);
 // The long scenario sleeps one token delay every 10 deltas: 5 ms → ~2,000 deltas/s.
 const server = await startServer(["--demo-delay-ms", "5"]);
 const browser = await launchBrowser();
-try {
+async function measure(inspector) {
   const page = await browser.context.newPage();
   await page.addInitScript(() => {
     window.__longtasks = [];
@@ -28,6 +29,10 @@ try {
   });
   await page.goto(server.url);
   await page.waitForSelector('#hydration-status[data-hydrated="true"]');
+  if (inspector) {
+    await page.getByRole("button", { name: "Events", exact: true }).click();
+    await page.getByRole("complementary", { name: "Event inspector" }).waitFor();
+  }
   await page.evaluate(() => { window.__longtasks = []; window.__longtaskAt = []; });
   // Where the main thread's time goes (script vs. style/layout), from Chromium's own counters.
   const cdp = await browser.context.newCDPSession(page);
@@ -57,6 +62,7 @@ try {
       runStart: runs[runs.length - 1]?.startTime ?? null,
     };
   });
+  console.log(`— inspector ${inspector ? "open" : "closed"}`);
   console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
   console.log(`longest main-thread task: ${r.longest.toFixed(0)} ms (${r.count} tasks over 50 ms)`);
   console.log(
@@ -71,6 +77,11 @@ try {
     console.log(`last byte → last paint: ${(r.lastPaint - r.responseEnd).toFixed(0)} ms`);
   }
   await page.close();
+}
+
+try {
+  await measure(false);
+  await measure(true);
 } finally {
   await browser.close();
   stopServer(server);
