@@ -117,7 +117,11 @@ test("100,000 events: a short list in the page that follows the newest, and jump
     const seconds = (Date.now() - started) / 1000;
     const rows = await inspector.locator("li.event").count();
     assert.ok(rows > 5 && rows < 150, `rows in the page: ${rows}`);
-    assert.ok(await lastRowInView(inspector, "RUN_FINISHED"), "follows to RUN_FINISHED");
+    await inspector.locator('li.event[data-type="RUN_FINISHED"]').waitFor({ timeout: 5000 });
+    const state = await inspector.getByRole("region", { name: "Event list" }).evaluate((el) => ({
+      top: el.scrollTop, height: el.scrollHeight, client: el.clientHeight,
+    }));
+    assert.ok(await lastRowInView(inspector, "RUN_FINISHED"), `follows to RUN_FINISHED: ${JSON.stringify(state)}`);
     const tasks = await page.evaluate(() => window.__longtasks);
     console.log(
       `100,004 events with the inspector open: ${seconds.toFixed(1)} s, ${rows} rows in the page, ` +

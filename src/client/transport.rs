@@ -133,6 +133,9 @@ async fn check(resp: Response) -> Result<Response, TransportError> {
 }
 
 /// Hand each piece of the response body to `on_chunk` as it arrives, until it ends.
+/// Bytes of a response handed on at once (see [`read_body`]).
+const READ_SLICE: usize = 64 * 1024;
+
 async fn read_body(resp: &Response, mut on_chunk: impl FnMut(&[u8])) -> Result<(), TransportError> {
     let Some(stream) = resp.body() else {
         return Ok(());
@@ -148,8 +151,16 @@ async fn read_body(resp: &Response, mut on_chunk: impl FnMut(&[u8])) -> Result<(
             return Ok(());
         }
         if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
+            // A large piece (a fast agent, a replayed run) is handed on in slices with a yield
+            // to the page between them, so no single task reads megabytes.
             let bytes = Uint8Array::new(&value).to_vec();
-            on_chunk(&bytes);
+            let mut slices = bytes.chunks(READ_SLICE).peekable();
+            while let Some(slice) = slices.next() {
+                on_chunk(slice);
+                if slices.peek().is_some() {
+                    sleep_ms(0).await;
+                }
+            }
         }
     }
 }

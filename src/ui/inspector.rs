@@ -93,6 +93,15 @@ pub fn Inspector(
         warnings_only: warnings_only.get(),
     });
     let index = StoredValue::new(FilteredIndex::default());
+    // A new filter shows its newest matches.
+    let following = RwSignal::new(true);
+    Effect::new(move |prev: Option<Filter>| {
+        let f = filter.get();
+        if prev.is_some_and(|p| p != f) {
+            following.set(true);
+        }
+        f
+    });
     let version = RwSignal::new(0u64);
     Effect::new(move |_| {
         let f = filter.get();
@@ -122,7 +131,6 @@ pub fn Inspector(
     let list = NodeRef::<Div>::new();
     let scroll_top = RwSignal::new(0.0f64);
     let view_h = RwSignal::new(480.0f64);
-    let following = RwSignal::new(true);
     let selected = RwSignal::new(None::<Key>);
     let to_bottom = move || {
         if let Some(el) = list.get_untracked() {
@@ -159,12 +167,15 @@ pub fn Inspector(
         version.track();
         let n = index.with_value(FilteredIndex::len);
         let visible = (view_h.get() / ROW_PX).ceil() as usize + 1;
+        // Past the end (the list just got shorter, before the browser's scroll event): the
+        // last rows.
+        let last_start = n.saturating_sub(visible + OVERSCAN);
         let first = if following.get() {
-            n.saturating_sub(visible + OVERSCAN)
+            last_start
         } else {
             ((scroll_top.get() / ROW_PX) as usize)
                 .saturating_sub(OVERSCAN)
-                .min(n)
+                .min(last_start)
         };
         let last = (first + visible + 2 * OVERSCAN).min(n);
         index.with_value(|i| {
