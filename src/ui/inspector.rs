@@ -269,6 +269,7 @@ pub fn Inspector(
                     .map(|line| view! { <p class="inspector-history" role="status">{line}</p> })
             }}
             <runs::RunReport src run reveal/>
+            <div class="inspector-list-wrap">
             <div
                 class="inspector-list"
                 node_ref=list
@@ -301,6 +302,7 @@ pub fn Inspector(
             >
                 "Latest events"
             </button>
+            </div>
             <EventDetails src selected/>
         </aside>
     }

@@ -51,19 +51,30 @@ pub(super) fn Files(
             <button
                 type="button"
                 class="btn small"
+                aria-label="Export thread"
+                title="Download the thread's events as JSON Lines"
                 disabled=move || src.with(|h, l| h.is_empty() && l.is_empty())
                 on:click=move |_| export(None)
             >
-                "Export thread"
+                "Export"
             </button>
             <Show when=move || run.with(Option::is_some)>
-                <button type="button" class="btn small" on:click=move |_| export(run.get_untracked())>
+                <button
+                    type="button"
+                    class="btn small"
+                    title="Download this run's events as JSON Lines"
+                    on:click=move |_| export(run.get_untracked())
+                >
                     "Export run"
                 </button>
             </Show>
-            <label class="btn small file-button">
-                "Open recording…"
+            <label
+                class="btn small file-button"
+                title="Replay a recording (JSON Lines, JSON or raw SSE) in a new thread"
+            >
+                "Open…"
                 <input
+                    aria-label="Open recording…"
                     type="file"
                     class="visually-hidden"
                     accept=".jsonl,.ndjson,.json,.sse,.txt,.log,text/event-stream,application/json"

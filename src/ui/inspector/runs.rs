@@ -151,10 +151,10 @@ pub(super) fn RunReport(
                             <th scope="col">"Run"</th>
                             <th scope="col" class="num">"Events"</th>
                             <th scope="col" class="num">"Bytes"</th>
-                            <th scope="col" class="num">"Duration"</th>
-                            <th scope="col" class="num">"First event"</th>
-                            <th scope="col" class="num">"Tokens in/out"</th>
-                            <th scope="col" class="num">"Warnings"</th>
+                            <th scope="col" class="num">"Time"</th>
+                            <th scope="col" class="num" title="From the request to the first event">"1st event"</th>
+                            <th scope="col" class="num" title="Input / output tokens">"Tokens"</th>
+                            <th scope="col" class="num" title="Verifier warnings">"Warn."</th>
                             <th scope="col">"Ended"</th>
                         </tr>
                     </thead>
