@@ -12,16 +12,19 @@ use std::sync::Arc;
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::client::event_log::{lookup, EventRecord, Filter, FilteredIndex, Key};
+use crate::client::event_log::{EventRecord, Filter, FilteredIndex, Key};
 use crate::client::history::History;
 use crate::ui::dock::CloseButton;
 use crate::ui::render_hints::JsonView;
-use crate::ui::util::truncate;
+use crate::ui::util::{stick_to_bottom, truncate};
 
 #[path = "inspector/files.rs"]
 mod files;
 #[path = "inspector/runs.rs"]
 mod runs;
+#[path = "inspector/sources.rs"]
+mod sources;
+use sources::Sources;
 
 /// The height of one row, in CSS pixels (the stylesheet's `.event-row` matches it).
 pub const ROW_PX: f64 = 26.0;
@@ -29,29 +32,6 @@ pub const ROW_PX: f64 = 26.0;
 const OVERSCAN: usize = 8;
 /// Characters of the one-line JSON view.
 const ONE_LINE: usize = 160;
-/// Pixels from the bottom that still count as "at the newest event".
-const BOTTOM_SLACK: f64 = 6.0;
-
-/// What the inspector reads: the session's live log, the thread's stored history, and the
-/// parts shared by its sections.
-#[derive(Clone, Copy)]
-pub(crate) struct Sources {
-    pub live: Signal<Vec<EventRecord>>,
-    pub history: History,
-}
-
-impl Sources {
-    fn with<R>(&self, f: impl FnOnce(&[EventRecord], &[EventRecord]) -> R) -> R {
-        self.history
-            .records
-            .with(|h| self.live.with(|l| f(h.as_slice(), l.as_slice())))
-    }
-    fn record(&self, key: Key) -> Option<EventRecord> {
-        self.history
-            .records
-            .with_untracked(|h| self.live.with_untracked(|l| lookup(key, h, l).cloned()))
-    }
-}
 
 /// The one-line view of an event: its JSON without `type` and `timestamp`, shortened.
 pub fn one_line(text: &str) -> String {
@@ -93,15 +73,6 @@ pub fn Inspector(
         warnings_only: warnings_only.get(),
     });
     let index = StoredValue::new(FilteredIndex::default());
-    // A new filter shows its newest matches.
-    let following = RwSignal::new(true);
-    Effect::new(move |prev: Option<Filter>| {
-        let f = filter.get();
-        if prev.is_some_and(|p| p != f) {
-            following.set(true);
-        }
-        f
-    });
     let version = RwSignal::new(0u64);
     Effect::new(move |_| {
         let f = filter.get();
@@ -132,36 +103,29 @@ pub fn Inspector(
     let scroll_top = RwSignal::new(0.0f64);
     let view_h = RwSignal::new(480.0f64);
     let selected = RwSignal::new(None::<Key>);
-    let to_bottom = move || {
-        if let Some(el) = list.get_untracked() {
-            el.set_scroll_top(el.scroll_height());
-        }
-    };
-    // Follow the newest event: scroll once the new rows are laid out.
-    Effect::new(move |_| {
+    // Follow the newest event (scrolling once the new rows are laid out).
+    let (following, follow_scroll, jump_latest) = stick_to_bottom(list, move || {
         version.track();
-        if following.get_untracked() {
-            request_animation_frame(to_bottom);
-        }
+        true
     });
     let on_scroll = move |_| {
-        let Some(el) = list.get_untracked() else {
-            return;
-        };
-        let (top, h) = (el.scroll_top() as f64, el.client_height() as f64);
-        scroll_top.set(top);
-        if (view_h.get_untracked() - h).abs() > 0.5 {
-            view_h.set(h);
-        }
-        let at_bottom = el.scroll_height() as f64 - top - h <= BOTTOM_SLACK;
-        if following.get_untracked() != at_bottom {
-            following.set(at_bottom);
+        follow_scroll();
+        if let Some(el) = list.get_untracked() {
+            scroll_top.set(el.scroll_top() as f64);
+            let h = el.client_height() as f64;
+            if (view_h.get_untracked() - h).abs() > 0.5 {
+                view_h.set(h);
+            }
         }
     };
-    let jump_latest = move |_| {
-        following.set(true);
-        to_bottom();
-    };
+    // A new filter shows its newest matches.
+    Effect::new(move |prev: Option<Filter>| {
+        let f = filter.get();
+        if prev.is_some_and(|p| p != f) {
+            following.set(true);
+        }
+        f
+    });
     // The rows in view (while following: the last ones, before the scroll catches up).
     let window = Memo::new(move |_| {
         version.track();
@@ -298,7 +262,7 @@ pub fn Inspector(
                 type="button"
                 class="btn small jump-latest inspector-jump"
                 hidden=move || following.get()
-                on:click=jump_latest
+                on:click=move |_| jump_latest()
             >
                 "Latest events"
             </button>

@@ -57,6 +57,10 @@ const BOTTOM_SLACK: i32 = 48;
 /// `on_scroll` to the container's `scroll` event; `jump` scrolls to the bottom and follows
 /// again.
 ///
+/// Only a scroll *up* from where it last put the container stops following: the scroll event
+/// of its own scroll arrives a frame later, when new content may already have grown the
+/// container below it — that is not the user leaving the bottom.
+///
 /// Browser only in effect: on the server the effect never runs and nothing scrolls.
 pub fn stick_to_bottom(
     node: NodeRef<Div>,
@@ -67,29 +71,37 @@ pub fn stick_to_bottom(
     impl Fn() + Copy + 'static,
 ) {
     let following = RwSignal::new(true);
+    // Where the last scroll to the bottom left the container.
+    let pinned = StoredValue::new(0i32);
+    let to_bottom = move || {
+        if let Some(el) = node.get_untracked() {
+            el.set_scroll_top(el.scroll_height());
+            pinned.set_value(el.scroll_top());
+        }
+    };
     Effect::new(move |_| {
         if changed() && following.get_untracked() {
-            request_animation_frame(move || {
-                if let Some(el) = node.get_untracked() {
-                    el.set_scroll_top(el.scroll_height());
-                }
-            });
+            request_animation_frame(to_bottom);
         }
     });
     let on_scroll = move || {
         if let Some(el) = node.get_untracked() {
-            let gap = el.scroll_height() - el.scroll_top() - el.client_height();
-            let at_bottom = gap <= BOTTOM_SLACK;
-            if following.get_untracked() != at_bottom {
-                following.set(at_bottom);
+            let top = el.scroll_top();
+            let at_bottom = el.scroll_height() - top - el.client_height() <= BOTTOM_SLACK;
+            let follow = if at_bottom {
+                pinned.set_value(top);
+                true
+            } else {
+                following.get_untracked() && top >= pinned.get_value() - 1
+            };
+            if following.get_untracked() != follow {
+                following.set(follow);
             }
         }
     };
     let jump = move || {
         following.set(true);
-        if let Some(el) = node.get_untracked() {
-            el.set_scroll_top(el.scroll_height());
-        }
+        to_bottom();
     };
     (following, on_scroll, jump)
 }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use leptos::prelude::*;
 
-use super::{runs_to_load, HistoryStatus};
+use super::plan::{runs_to_load, HistoryStatus};
 use crate::client::event_log::{records, EventRecord, RunMark, HISTORY_LIMIT};
 use crate::client::transport::{get_json, get_stream, sleep_ms};
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::Sources;
+use super::sources::Sources;
 use crate::client::event_log::to_jsonl;
 #[cfg(feature = "hydrate")]
 use crate::client::event_log::MAX_RECORDING_BYTES;

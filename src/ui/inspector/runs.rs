@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::Sources;
+use super::sources::Sources;
 use crate::client::event_log::{all, Key};
 use crate::client::run_report::{run_stats, timeline, RunStats};
-use crate::ui::util::truncate;
+use crate::ui::util::{human_bytes, truncate};
 
 /// Runs summarised at most (the newest).
 const MAX_RUNS_SHOWN: usize = 50;
@@ -91,14 +91,6 @@ fn ms(v: f64) -> String {
         format!("{:.1} s", v / 1000.0)
     } else {
         format!("{v:.0} ms")
-    }
-}
-
-fn bytes(n: usize) -> String {
-    match n {
-        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KB", n as f64 / 1024.0),
-        n => format!("{n} B"),
     }
 }
 
@@ -240,7 +232,7 @@ fn StatsRow(s: RunStats, run: RwSignal<Option<Arc<str>>>) -> impl IntoView {
                 </button>
             </th>
             <td class="num">{s.events}</td>
-            <td class="num">{bytes(s.bytes)}</td>
+            <td class="num">{human_bytes(s.bytes as u64)}</td>
             <td class="num">{ms(s.duration_ms)}</td>
             <td class="num">{s.first_event_ms.map_or("—".into(), ms)}</td>
             <td class="num">{tokens}</td>
