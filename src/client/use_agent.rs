@@ -50,9 +50,10 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
     let events = writers.events.read_only();
     let warnings = writers.warnings.read_only();
     let thread_id = writers.thread_id.read_only();
+    let tools = options.tools.clone();
     let approvals = Memo::new(move |_| {
         let msgs: Vec<Message> = messages.with(|m| m.iter().map(|e| e.msg.get()).collect());
-        run.with(|r| approvals_of(&msgs, r))
+        run.with(|r| approvals_of(&msgs, r, &tools))
     });
     let is_running = Signal::derive(move || {
         matches!(
