@@ -293,11 +293,12 @@ test("phone-sized screen: the studio stays usable", async () => {
   await page.close();
 });
 
-test("approval: Edit changes the arguments before approving and the agent uses them", async () => {
+test("approval: Edit arguments, as JSON, changes them before approving and the agent uses them", async () => {
   const { page, problems } = await open();
   await send(page, "approval");
   const card = page.getByRole("group", { name: "Approval: request_approval" });
-  await card.getByRole("button", { name: "Edit", exact: true }).click({ timeout: 15000 });
+  await card.getByRole("button", { name: "Edit arguments" }).click({ timeout: 15000 });
+  await card.getByRole("button", { name: "Advanced: edit as JSON" }).click();
   const editor = card.getByRole("textbox", { name: "Arguments (JSON)" });
   const args = JSON.parse(await editor.inputValue());
   assert.equal(args.action, "Deploy build 1.4.2 to production");
@@ -320,7 +321,8 @@ test("approval: invalid JSON in the editor is refused with a message", async () 
   const { page, problems } = await open();
   await send(page, "approval");
   const card = page.getByRole("group", { name: "Approval: request_approval" });
-  await card.getByRole("button", { name: "Edit", exact: true }).click({ timeout: 15000 });
+  await card.getByRole("button", { name: "Edit arguments" }).click({ timeout: 15000 });
+  await card.getByRole("button", { name: "Advanced: edit as JSON" }).click();
   await card.getByRole("textbox", { name: "Arguments (JSON)" }).fill("{ not json");
   await card.getByRole("button", { name: "Approve with edits" }).click();
   assert.match(await card.getByRole("alert").innerText(), /Not valid JSON/);

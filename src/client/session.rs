@@ -166,6 +166,9 @@ pub struct Approval {
     pub message: Option<String>,
     pub risk: Option<String>,
     pub response_schema: Option<Value>,
+    /// JSON Schema of `args`, when one is known ([`args_schema_of`]); the UI infers one from
+    /// the arguments otherwise.
+    pub args_schema: Option<Value>,
 }
 
 pub use crate::client::event_log::EventRecord;
@@ -342,9 +345,26 @@ pub(crate) fn run_view(conv: &Conversation, prev: &RunView) -> RunView {
     }
 }
 
+/// The arguments schema of a call to tool `name`: the `parameters` of the tool the run offered
+/// by that name, else the schema of a frontend tool the AG-UI Dojo's apps define and agents call
+/// by name even when the app offered none (`generate_task_steps`: steps to switch on or off).
+pub fn args_schema_of(name: &str, tools: &[Tool]) -> Option<Value> {
+    if let Some(t) = tools.iter().find(|t| t.name == name) {
+        return t.parameters.clone().filter(Value::is_object);
+    }
+    (name == "generate_task_steps").then(|| {
+        json!({"type": "object", "required": ["steps"], "properties": {"steps": {
+            "type": "array", "title": "Steps",
+            "items": {"type": "object", "required": ["description", "status"], "properties": {
+                "description": {"type": "string"},
+                "status": {"type": "string", "enum": ["enabled", "disabled"]}}}}}})
+    })
+}
+
 /// What waits for the user: frontend tools the run ended on, in-stream approval requests and
-/// interrupts.
-pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
+/// interrupts. `tools` are the frontend tools the runs offer (their schemas describe the
+/// arguments).
+pub fn approvals_of(messages: &[Message], run: &RunView, tools: &[Tool]) -> Vec<Approval> {
     let answered: BTreeSet<&str> = messages
         .iter()
         .filter_map(|m| match m {
@@ -384,6 +404,7 @@ pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
                     .map(str::to_string),
                 args,
                 response_schema: None,
+                args_schema: args_schema_of(&call.function.name, tools),
             });
         }
     }
@@ -413,6 +434,7 @@ pub fn approvals_of(messages: &[Message], run: &RunView) -> Vec<Approval> {
                     .and_then(Value::as_str)
                     .map(str::to_string),
                 response_schema: i.response_schema.clone().map(Value::Object),
+                args_schema: call.and_then(|c| args_schema_of(&c.function.name, tools)),
             });
         }
     }

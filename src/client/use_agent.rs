@@ -56,9 +56,10 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
             .clone()
             .filter(|_| options.stored_runs),
     );
+    let tools = options.tools.clone();
     let approvals = Memo::new(move |_| {
         let msgs: Vec<Message> = messages.with(|m| m.iter().map(|e| e.msg.get()).collect());
-        run.with(|r| approvals_of(&msgs, r))
+        run.with(|r| approvals_of(&msgs, r, &tools))
     });
     let is_running = Signal::derive(move || {
         matches!(

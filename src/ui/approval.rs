@@ -1,15 +1,17 @@
 //! Human in the loop: a card for something waiting on the user — a frontend tool the run ended
-//! on, an in-stream `request_approval`, or an interrupt. "Approve", "Reject", and "Edit" (the
-//! arguments as JSON, then "Approve with edits"); an interrupt whose response schema asks for
-//! more than a yes/no gets a form built from that schema instead. The session's callbacks send
-//! each answer the way its style requires.
+//! on, an in-stream `request_approval`, or an interrupt. "Approve", "Reject", and "Edit
+//! arguments": a form generated from the arguments' JSON Schema (inferred from the arguments
+//! when the tool has none; raw JSON one toggle away), then "Approve with edits". An interrupt
+//! whose response schema asks for more than a yes/no is answered with the same kind of form.
+//! The session's callbacks send each answer the way its style requires.
 
 use leptos::prelude::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::client::session::{Approval, ApprovalKind};
-use crate::ui::render_hints::{fields_from_json_schema, JsonView, SchemaForm};
-use crate::ui::util::pretty_value;
+use crate::ui::render_hints::JsonView;
+use crate::ui::schema_form::values::{apply_defaults, infer_schema};
+use crate::ui::schema_form::{EditorState, SchemaEditor};
 
 /// Properties of a response schema that only say yes/no (with optional edits or a comment):
 /// such an interrupt is answered with the Approve/Reject buttons, not a form.
@@ -54,12 +56,12 @@ pub fn ApprovalCard(
         message,
         risk,
         response_schema,
+        args_schema,
     } = approval;
     let form_schema = response_schema.filter(|s| !is_approval_schema(s));
     let editable = matches!(args, Value::Object(_) | Value::Array(_)) && form_schema.is_none();
     let editing = RwSignal::new(false);
-    let draft = RwSignal::new(pretty_value(&args));
-    let draft_error = RwSignal::new(None::<String>);
+    let token = id.replace(|c: char| !c.is_ascii_alphanumeric(), "-");
     // Set once answered, so a second click does nothing; cleared after a while in case the
     // answer did not go through (the error banner says why).
     let sent = RwSignal::new(false);
@@ -93,24 +95,39 @@ pub fn ApprovalCard(
         }
     });
 
+    let editor = editable.then(|| {
+        let schema = args_schema.unwrap_or_else(|| infer_schema(&args));
+        EditorState::new(schema, args.clone())
+    });
+    let editor_view = editor.map(|state| {
+        let prefix = format!("approval-edit-{token}");
+        view! {
+            <Show when=move || editing.get()>
+                <div class="approval-edit">
+                    <SchemaEditor state id_prefix=prefix.clone() json_label="Arguments (JSON)"/>
+                </div>
+            </Show>
+        }
+    });
+
     let approve = {
         let id = id.clone();
         move |_| {
             if sent.get_untracked() {
                 return;
             }
-            if editing.get_untracked() {
-                match serde_json::from_str::<Value>(&draft.get_untracked()) {
-                    Ok(v) => {
-                        draft_error.set(None);
+            match editor.filter(|_| editing.get_untracked()) {
+                Some(state) => {
+                    if let Some(v) = state.value() {
                         mark_sent();
-                        on_approve.run((id.clone(), Some(v)));
+                        // Unchanged arguments are a plain approval.
+                        on_approve.run((id.clone(), (v != args).then_some(v)));
                     }
-                    Err(e) => draft_error.set(Some(format!("Not valid JSON: {e}"))),
                 }
-            } else {
-                mark_sent();
-                on_approve.run((id.clone(), None));
+                None => {
+                    mark_sent();
+                    on_approve.run((id.clone(), None));
+                }
             }
         }
     };
@@ -124,27 +141,32 @@ pub fn ApprovalCard(
         }
     };
     let form = form_schema.map(|schema| {
-        let fields = fields_from_json_schema(&schema);
+        let mut start = json!({});
+        apply_defaults(&schema, &mut start, 0);
+        let state = EditorState::new(schema, start);
         let id = id.clone();
-        let prefix = format!("interrupt-{id}");
-        let submit = Callback::new(move |v: Value| {
-            if !sent.get_untracked() {
+        let prefix = format!("interrupt-{token}");
+        let submit = move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            if sent.get_untracked() {
+                return;
+            }
+            if let Some(v) = state.value() {
                 mark_sent();
                 on_answer.run((id.clone(), v));
             }
-        });
+        };
         view! {
-            <div class="approval-form">
-                <SchemaForm fields on_submit=submit submit_label="Submit" id_prefix=prefix/>
-            </div>
+            <form class="approval-form" novalidate=true on:submit=submit>
+                <SchemaEditor state id_prefix=prefix json_label="Answer (JSON)"/>
+                <button type="submit" class="btn primary" disabled=move || sent.get()>
+                    "Submit"
+                </button>
+            </form>
         }
     });
     let has_form = form.is_some();
     let label = format!("Approval: {tool_name}");
-    let edit_id = format!(
-        "approval-edit-{}",
-        id.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
-    );
 
     // Keyboard users reach a new approval at once: it takes the focus when it appears, unless
     // the user is typing something (then Tab order is theirs).
@@ -175,22 +197,7 @@ pub fn ApprovalCard(
             </div>
             <p class="approval-message">{text}</p>
             {args_view}
-            <Show when=move || editing.get()>
-                <label class="field approval-edit" for=edit_id.clone()>
-                    <span class="field-label">"Arguments (JSON)"</span>
-                    <textarea
-                        id=edit_id.clone()
-                        class="code-input"
-                        rows="8"
-                        spellcheck="false"
-                        prop:value=move || draft.get()
-                        on:input=move |ev| draft.set(event_target_value(&ev))
-                    ></textarea>
-                </label>
-                <p class="field-error" role="alert" hidden=move || draft_error.with(Option::is_none)>
-                    {move || draft_error.get()}
-                </p>
-            </Show>
+            {editor_view}
             {form}
             <div class="approval-actions">
                 {(!has_form)
@@ -222,12 +229,9 @@ pub fn ApprovalCard(
                                 class="btn"
                                 aria-expanded=move || editing.get().to_string()
                                 disabled=move || sent.get()
-                                on:click=move |_| {
-                                    draft_error.set(None);
-                                    editing.update(|e| *e = !*e);
-                                }
+                                on:click=move |_| editing.update(|e| *e = !*e)
                             >
-                                {move || if editing.get() { "Cancel edit" } else { "Edit" }}
+                                "Edit arguments"
                             </button>
                         }
                     })}

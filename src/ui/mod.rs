@@ -17,6 +17,7 @@ pub mod message_actions;
 pub mod reasoning;
 pub mod render_hints;
 pub mod run_status;
+pub mod schema_form;
 pub mod state_panel;
 pub mod suggestions;
 pub mod theme;

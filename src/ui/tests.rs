@@ -167,6 +167,7 @@ fn approvals_offer_approve_reject_and_edit() {
         message: Some("deploy".into()),
         risk: Some("high".into()),
         response_schema: None,
+        args_schema: None,
     };
     let html = render(move || {
         view! {
@@ -184,7 +185,8 @@ fn approvals_offer_approve_reject_and_edit() {
         r#"aria-label="Approval: request_approval""#,
         ">Approve<",
         ">Reject<",
-        ">Edit<",
+        ">Edit arguments<",
+        r#"aria-expanded="false""#,
         "Risk: high",
     ] {
         assert!(html.contains(needle), "missing {needle} in:\n{html}");
@@ -203,6 +205,7 @@ fn interrupts_with_a_schema_render_a_form() {
         risk: None,
         response_schema: Some(json!({"type": "object", "properties": {
             "date": {"type": "string", "format": "date", "title": "Report date"}}})),
+        args_schema: None,
     };
     let html = render(move || {
         view! {
@@ -218,6 +221,54 @@ fn interrupts_with_a_schema_render_a_form() {
     assert!(html.contains("Report date"), "{html}");
     assert!(html.contains(r#"type="date""#), "{html}");
     assert!(!html.contains(">Approve<"), "{html}");
+    assert!(html.contains(">Submit<"), "{html}");
+    assert!(html.contains("Advanced: edit as JSON"), "{html}");
+    // No alert before anything was sent.
+    assert!(!html.contains(r#"role="alert""#), "{html}");
+}
+
+/// The form generated from a schema: steps as checkboxes named by their description, booleans
+/// as switches, enums as selects, lists with add and remove; agent text stays text.
+#[test]
+fn schema_editor_renders_checklists_switches_selects_and_lists() {
+    use crate::ui::schema_form::{EditorState, SchemaEditor};
+    let schema = json!({"type": "object", "properties": {
+        "steps": {"type": "array", "items": {"type": "object", "properties": {
+            "description": {"type": "string"},
+            "status": {"enum": ["enabled", "disabled"]}}}},
+        "dry_run": {"type": "boolean", "title": "Dry run"},
+        "region": {"enum": ["eu", "us"], "title": "Region"},
+        "paths": {"type": "array", "items": {"type": "string"}},
+        "count": {"type": "integer", "minimum": 1, "maximum": 5}},
+        "required": ["region"]});
+    let value = json!({"steps": [
+        {"description": "Fuel <b>the</b> rocket", "status": "enabled"},
+        {"description": "Launch", "status": "disabled"}],
+        "region": "us", "paths": ["/tmp/a"], "count": 2});
+    let html = render(move || {
+        let state = EditorState::new(schema, value);
+        view! { <SchemaEditor state id_prefix="t 1" json_label="Arguments (JSON)"/> }.into_any()
+    });
+    for needle in [
+        "<legend>Steps</legend>",
+        "Fuel &lt;b&gt;the&lt;/b&gt; rocket",
+        ">Launch</label>",
+        r#"role="switch""#,
+        ">Dry run</label>",
+        "<select",
+        r#"<option value="1" selected>us</option>"#,
+        r#"aria-label="Add to Paths""#,
+        r#"aria-label="Remove Path 1""#,
+        r#"min="1""#,
+        r#"max="5""#,
+        r#"aria-pressed="false""#,
+        "Advanced: edit as JSON",
+    ] {
+        assert!(html.contains(needle), "missing {needle} in:\n{html}");
+    }
+    assert_eq!(html.matches(r#"type="checkbox""#).count(), 3, "{html}");
+    assert_eq!(html.matches(" checked").count(), 1, "{html}");
+    assert!(!html.contains("<b>"), "{html}");
 }
 
 #[tokio::test]

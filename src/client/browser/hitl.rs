@@ -27,7 +27,8 @@ pub(super) fn answer(
 ) {
     let msgs: Vec<Message> =
         messages.with_untracked(|m| m.iter().map(|e| e.msg.get_untracked()).collect());
-    let approvals = run.with_untracked(|r| approvals_of(&msgs, r));
+    let tools = l.borrow().options.tools.clone();
+    let approvals = run.with_untracked(|r| approvals_of(&msgs, r, &tools));
     let Some(a) = approvals.into_iter().find(|a| a.id == id) else {
         return;
     };
@@ -49,7 +50,7 @@ pub(super) fn answer(
             let mut b = l.borrow_mut();
             b.conversation.messages.push(msg);
             b.conversation.reindex();
-            let still_pending = approvals_of(&b.conversation.messages, &b.run_view)
+            let still_pending = approvals_of(&b.conversation.messages, &b.run_view, &tools)
                 .iter()
                 .any(|p| p.kind == ApprovalKind::FrontendTool);
             if still_pending {

@@ -23,10 +23,51 @@ fn frontend_tool_pending_after_the_run_is_an_approval() {
         pending_tool_call_ids: vec!["c1".into()],
         ..Default::default()
     };
-    let a = approvals_of(&msgs, &run);
+    let a = approvals_of(&msgs, &run, &[]);
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].kind, ApprovalKind::FrontendTool);
     assert_eq!(a[0].args, json!({"x": 1}));
+}
+
+#[test]
+fn an_approval_carries_the_schema_of_its_tools_arguments() {
+    let run = RunView {
+        status: RunStatus::Finished {
+            run_id: "r".into(),
+            outcome: None,
+        },
+        pending_tool_call_ids: vec!["c1".into(), "c2".into(), "c3".into()],
+        ..Default::default()
+    };
+    let msgs = vec![
+        assistant_with_call("confirm", "c1", r#"{"x":1}"#),
+        assistant_with_call("generate_task_steps", "c2", r#"{"steps":[]}"#),
+        assistant_with_call("other", "c3", r#"{}"#),
+    ];
+    let params = json!({"type": "object", "properties": {"x": {"type": "integer"}}});
+    let tools = vec![Tool {
+        name: "confirm".into(),
+        description: String::new(),
+        parameters: Some(params.clone()),
+        metadata: None,
+    }];
+    let a = approvals_of(&msgs, &run, &tools);
+    assert_eq!(a[0].args_schema, Some(params));
+    // The Dojo's step picker is known without being offered; its status is a two-way switch.
+    let steps = a[1].args_schema.as_ref().unwrap();
+    assert_eq!(
+        steps.pointer("/properties/steps/items/properties/status/enum"),
+        Some(&json!(["enabled", "disabled"]))
+    );
+    assert_eq!(a[2].args_schema, None);
+    // An offered tool's own schema wins over the known one.
+    let offered = vec![Tool {
+        name: "generate_task_steps".into(),
+        description: String::new(),
+        parameters: None,
+        metadata: None,
+    }];
+    assert_eq!(approvals_of(&msgs, &run, &offered)[1].args_schema, None);
 }
 
 #[test]
@@ -52,7 +93,7 @@ fn answered_calls_are_not_approvals() {
         status: RunStatus::Running { run_id: "r".into() },
         ..Default::default()
     };
-    assert!(approvals_of(&msgs, &run).is_empty());
+    assert!(approvals_of(&msgs, &run, &[]).is_empty());
 }
 
 #[test]
@@ -66,7 +107,7 @@ fn in_stream_request_is_an_approval_with_risk() {
         status: RunStatus::Running { run_id: "r".into() },
         ..Default::default()
     };
-    let a = approvals_of(&msgs, &run);
+    let a = approvals_of(&msgs, &run, &[]);
     assert_eq!(a[0].kind, ApprovalKind::InStream);
     assert_eq!(a[0].risk.as_deref(), Some("high"));
     assert_eq!(a[0].message.as_deref(), Some("deploy"));
@@ -98,7 +139,7 @@ fn interrupts_are_approvals_and_unanswered_ones_are_cancelled_on_resume() {
         ],
         ..Default::default()
     };
-    assert_eq!(approvals_of(&[], &run).len(), 2);
+    assert_eq!(approvals_of(&[], &run, &[]).len(), 2);
     let mut answers = HashMap::new();
     answers.insert("i1".to_string(), json!({"approved": true}));
     let r = resume_entries(&run.interrupts, &answers);

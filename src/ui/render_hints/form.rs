@@ -1,5 +1,5 @@
-//! `form`: a form generated from a small field description, and [`SchemaForm`], the reusable
-//! form component (the interrupt UI builds its fields with [`fields_from_json_schema`]).
+//! `form`: a form generated from a small field description, and [`SchemaForm`], its component.
+//! (Forms from a JSON Schema — approvals, interrupts — are [`crate::ui::schema_form`].)
 //!
 //! Render-hint props:
 //! ```json
@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 
 use super::json::{json_text, TEXT_BYTES, TEXT_DEPTH};
 use super::props::{as_object, kind_of, opt_str, req_array, req_str, PropsError};
+use crate::ui::schema_form::values::parse_number;
 
 /// What a field holds, hence its input.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +48,7 @@ pub enum FieldKind {
     Boolean,
     /// A `<select>` of these options → the chosen option.
     Enum(Vec<Value>),
-    /// A `<textarea>` of JSON (JSON Schema objects, arrays and untyped values) → parsed JSON.
+    /// A `<textarea>` of JSON → parsed JSON.
     Json,
 }
 
@@ -64,76 +65,6 @@ pub struct FormField {
     pub default: Option<Value>,
     /// Help text under the input.
     pub description: Option<String>,
-}
-
-// ---- JSON Schema → fields. ----
-
-/// The fields of a JSON Schema object (`{"type":"object","properties":{…},"required":[…]}`), in
-/// property order. Per property: `enum` (or `oneOf`/`anyOf` of `const`s) → [`FieldKind::Enum`];
-/// `type` `string` → Text, or Date with `format: "date"`; `number`; `integer`; `boolean`;
-/// anything else (object, array, no type) → Json. A type array such as `["string","null"]` uses
-/// its first non-null type. `title` is the label (else the name), `description` the help text,
-/// `default` the initial value. A schema without `properties` gives no fields.
-pub fn fields_from_json_schema(schema: &Value) -> Vec<FormField> {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    props
-        .iter()
-        .map(|(name, p)| FormField {
-            name: name.clone(),
-            label: p
-                .get("title")
-                .and_then(Value::as_str)
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or(name)
-                .to_string(),
-            kind: kind_from_schema(p),
-            required: required.contains(&name.as_str()),
-            default: p.get("default").cloned(),
-            description: p
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        })
-        .collect()
-}
-
-fn kind_from_schema(p: &Value) -> FieldKind {
-    if let Some(options) = p.get("enum").and_then(Value::as_array) {
-        let options: Vec<Value> = options.iter().filter(|v| !v.is_null()).cloned().collect();
-        if !options.is_empty() {
-            return FieldKind::Enum(options);
-        }
-    }
-    for key in ["oneOf", "anyOf"] {
-        if let Some(alts) = p.get(key).and_then(Value::as_array) {
-            let consts: Option<Vec<Value>> = alts.iter().map(|a| a.get("const").cloned()).collect();
-            if let Some(consts) = consts.filter(|c| !c.is_empty()) {
-                return FieldKind::Enum(consts);
-            }
-        }
-    }
-    let ty = match p.get("type") {
-        Some(Value::String(t)) => Some(t.as_str()),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null"),
-        _ => None,
-    };
-    match ty {
-        Some("string") if p.get("format").and_then(Value::as_str) == Some("date") => {
-            FieldKind::Date
-        }
-        Some("string") => FieldKind::Text,
-        Some("number") => FieldKind::Number,
-        Some("integer") => FieldKind::Integer,
-        Some("boolean") => FieldKind::Boolean,
-        _ => FieldKind::Json,
-    }
 }
 
 // ---- Render-hint props. ----
@@ -311,19 +242,7 @@ pub fn collect_values(fields: &[FormField], raw: &[String]) -> Result<Value, Vec
         }
         let value = match &f.kind {
             FieldKind::Text | FieldKind::Date => Ok(Value::String(text.to_string())),
-            FieldKind::Number => text
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|n| n.is_finite())
-                .and_then(|n| {
-                    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-                        Some(Value::from(n as i64))
-                    } else {
-                        serde_json::Number::from_f64(n).map(Value::Number)
-                    }
-                })
-                .ok_or_else(|| "Enter a number.".to_string()),
+            FieldKind::Number => parse_number(text).ok_or_else(|| "Enter a number.".to_string()),
             FieldKind::Integer => text
                 .trim()
                 .parse::<i64>()
@@ -379,7 +298,7 @@ fn id_token(s: &str) -> String {
 /// typed values (see the module docs).
 #[component]
 pub fn SchemaForm(
-    /// The fields, e.g. from [`fields_from_json_schema`].
+    /// The fields, e.g. from [`parse`].
     fields: Vec<FormField>,
     /// Called with a JSON object of the typed values when the form is valid.
     #[prop(into)]

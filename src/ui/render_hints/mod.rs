@@ -33,7 +33,7 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 pub use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
-pub use form::{fields_from_json_schema, FieldKind, FormField, SchemaForm};
+pub use form::{FieldKind, FormField, SchemaForm};
 pub use json::JsonView;
 pub use props::PropsError;
 

@@ -384,12 +384,12 @@ fn ssr_form_labels_point_at_inputs() {
 }
 
 #[test]
-fn ssr_schema_form_from_json_schema() {
-    let fields = fields_from_json_schema(&json!({
-        "type": "object",
-        "properties": {"reason": {"type": "string", "title": "Reason"}, "n": {"type": "integer"}},
-        "required": ["reason"]
-    }));
+fn ssr_schema_form_with_an_id_prefix() {
+    let fields = form::parse(&json!({"fields": [
+        {"name": "reason", "label": "Reason", "required": true},
+        {"name": "n", "type": "integer"}]}))
+    .unwrap()
+    .fields;
     let out = html(move || {
         view! {
             <SchemaForm fields=fields on_submit=|_: Value| {} submit_label="Resume" id_prefix="int 1"/>

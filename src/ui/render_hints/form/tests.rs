@@ -14,55 +14,6 @@ fn field(name: &str, kind: FieldKind, required: bool) -> FormField {
 }
 
 #[test]
-fn json_schema_fields() {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "title": "Your name", "description": "Full name"},
-            "amount": {"type": "number", "default": 9.5},
-            "count": {"type": "integer"},
-            "ok": {"type": "boolean", "default": true},
-            "color": {"type": "string", "enum": ["red", "green"]},
-            "when": {"type": "string", "format": "date"},
-            "note": {"type": ["string", "null"]},
-            "size": {"oneOf": [{"const": "s", "title": "Small"}, {"const": "l"}]},
-            "extra": {"type": "object"}
-        },
-        "required": ["name", "count", "when"]
-    });
-    let f = fields_from_json_schema(&schema);
-    let kinds: Vec<_> = f
-        .iter()
-        .map(|f| (f.name.as_str(), f.kind.clone(), f.required))
-        .collect();
-    assert_eq!(
-        kinds,
-        [
-            ("name", FieldKind::Text, true),
-            ("amount", FieldKind::Number, false),
-            ("count", FieldKind::Integer, true),
-            ("ok", FieldKind::Boolean, false),
-            (
-                "color",
-                FieldKind::Enum(vec![json!("red"), json!("green")]),
-                false
-            ),
-            ("when", FieldKind::Date, true),
-            ("note", FieldKind::Text, false),
-            ("size", FieldKind::Enum(vec![json!("s"), json!("l")]), false),
-            ("extra", FieldKind::Json, false),
-        ]
-    );
-    assert_eq!(f[0].label, "Your name");
-    assert_eq!(f[0].description.as_deref(), Some("Full name"));
-    assert_eq!(f[1].label, "amount");
-    assert_eq!(f[1].default, Some(json!(9.5)));
-    assert_eq!(initial_raw(&f[1]), "9.5");
-    assert_eq!(initial_raw(&f[3]), "true");
-    assert!(fields_from_json_schema(&json!({"type": "string"})).is_empty());
-}
-
-#[test]
 fn collect_typed_values() {
     let fields = vec![
         field("s", FieldKind::Text, true),
