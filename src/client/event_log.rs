@@ -63,23 +63,26 @@ impl RunMark {
     }
 }
 
-/// Records of delivered events, keyed from `*key + 1`; the warnings the batch raised go on its
-/// last event. `now`: Unix milliseconds, for events without a timestamp.
+/// Records of delivered events, keyed from `*key + 1`. `warnings` is the pipeline's whole list,
+/// of which `*seen` were given out already: each event gets those that came with it, and what
+/// is left at the end of the batch (a dropped event's) goes on its last event.
+/// `now`: Unix milliseconds, for events without a timestamp.
 pub fn records(
     delivered: Vec<Delivered>,
-    warnings: Vec<String>,
+    warnings: &[String],
+    seen: &mut usize,
     run: &mut RunMark,
     key: &mut usize,
     now: f64,
 ) -> Vec<EventRecord> {
-    let n = delivered.len();
-    let mut warnings = Some(warnings);
-    delivered
+    let mut out: Vec<EventRecord> = delivered
         .into_iter()
-        .enumerate()
-        .map(|(i, d)| {
+        .map(|d| {
             *key += 1;
             run.count = run.count.saturating_add(1);
+            let through = d.warnings_through.clamp(*seen, warnings.len().max(*seen));
+            let own = warnings.get(*seen..through).unwrap_or_default().to_vec();
+            *seen = through;
             EventRecord {
                 key: *key,
                 n: run.count,
@@ -88,14 +91,17 @@ pub fn records(
                 at_ms: d.event.timestamp.map(|t| t as f64).unwrap_or(now),
                 type_name: d.event.type_name(),
                 text: Arc::from(d.event.to_json()),
-                warnings: if i + 1 == n {
-                    warnings.take().unwrap_or_default()
-                } else {
-                    Vec::new()
-                },
+                warnings: own,
             }
         })
-        .collect()
+        .collect();
+    if let Some(last) = out.last_mut() {
+        if let Some(rest) = warnings.get(*seen..) {
+            last.warnings.extend(rest.iter().cloned());
+            *seen = warnings.len();
+        }
+    }
+    out
 }
 
 /// The inspector's filter: text (in the type, with spaces for underscores, or anywhere in the

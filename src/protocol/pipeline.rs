@@ -40,6 +40,9 @@ impl StreamOutcome {
 pub struct Delivered {
     pub event: Event,
     pub change: Change,
+    /// How many of the pipeline's `warnings` there were once this event was applied: the
+    /// warnings from the previous delivered event's count up to this one came with it.
+    pub warnings_through: usize,
 }
 
 /// Options of a consumer.
@@ -264,7 +267,11 @@ impl Pipeline {
             let applied = self.conversation.apply_checked(&e);
             self.warnings.append(&mut self.conversation.warnings);
             match applied {
-                Ok(change) => out.push(Delivered { event: e, change }),
+                Ok(change) => out.push(Delivered {
+                    event: e,
+                    change,
+                    warnings_through: self.warnings.len(),
+                }),
                 Err(refused) => {
                     if self.error.is_none() {
                         self.error_code = Some(refused.code);

@@ -29,18 +29,33 @@ pub(super) fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
 }
 
 pub(super) fn record(b: &mut Live, delivered: Vec<crate::protocol::pipeline::Delivered>) {
-    let warnings: Vec<String> = match b.pipeline.as_ref() {
-        Some(p) => p.warnings[b.warnings_seen.min(p.warnings.len())..].to_vec(),
-        None => Vec::new(),
-    };
-    b.warnings_seen += warnings.len();
     for d in &delivered {
         b.pending.note(&d.change);
     }
-    b.pending.warnings.extend(warnings.iter().cloned());
-    let Live { mark, key, .. } = b;
-    let recs = records(delivered, warnings, mark, key, js_sys::Date::now());
-    b.pending.events.extend(recs);
+    let Live {
+        pipeline,
+        warnings_seen,
+        mark,
+        key,
+        pending,
+        ..
+    } = b;
+    let Some(p) = pipeline.as_ref() else {
+        return;
+    };
+    let first_new = (*warnings_seen).min(p.warnings.len());
+    let recs = records(
+        delivered,
+        &p.warnings,
+        warnings_seen,
+        mark,
+        key,
+        js_sys::Date::now(),
+    );
+    pending
+        .warnings
+        .extend(p.warnings[first_new..*warnings_seen].iter().cloned());
+    pending.events.extend(recs);
 }
 
 pub(super) fn schedule_frame(l: &Shared) {

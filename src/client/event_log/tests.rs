@@ -5,8 +5,7 @@ fn log(sse: &str, mark: &mut RunMark, key: &mut usize) -> Vec<EventRecord> {
     let mut p = Pipeline::new(PipelineOptions::default());
     let mut d = p.push_bytes(sse.as_bytes());
     d.extend(p.finish());
-    let warnings = std::mem::take(&mut p.warnings);
-    records(d, warnings, mark, key, 1_000.0)
+    records(d, &p.warnings, &mut 0, mark, key, 1_000.0)
 }
 
 fn sse(events: &[&str]) -> String {
@@ -38,25 +37,30 @@ fn records_carry_run_number_time_and_compact_json() {
 }
 
 #[test]
-fn warnings_go_on_the_batch_last_event() {
+fn each_warning_goes_on_the_event_that_raised_it() {
     let (mut mark, mut key) = (RunMark::new("r", 0.0), 0);
-    // A content event for a message never started: the verifier warns or refuses.
+    // One batch: an unknown property on the second event, an unknown event type (dropped)
+    // after the last.
     let recs = log(
         &sse(&[
             r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
-            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
-            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"STEP_STARTED","stepName":"s","oddField":1}"#,
+            r#"{"type":"STEP_FINISHED","stepName":"s"}"#,
+            r#"{"type":"NOT_AN_EVENT"}"#,
         ]),
         &mut mark,
         &mut key,
     );
-    let with: Vec<usize> = recs
+    let warned: Vec<(&str, usize)> = recs
         .iter()
-        .enumerate()
-        .filter(|(_, r)| !r.warnings.is_empty())
-        .map(|(i, _)| i)
+        .map(|r| (r.type_name, r.warnings.len()))
         .collect();
-    assert!(with.iter().all(|i| *i == recs.len() - 1), "{with:?}");
+    assert_eq!(warned[0], ("RUN_STARTED", 0));
+    assert_eq!(warned[1], ("STEP_STARTED", 1), "{:?}", recs[1].warnings);
+    assert!(recs[1].warnings[0].contains("oddField"));
+    // The dropped event's warning (and the truncated end's) go on the batch's last event.
+    assert_eq!(warned[2].0, "STEP_FINISHED");
+    assert!(recs[2].warnings.iter().any(|w| w.contains("NOT_AN_EVENT")), "{:?}", recs[2].warnings);
 }
 
 #[test]
@@ -142,7 +146,7 @@ fn jsonl_reads_back_as_the_same_events() {
         .into_iter()
         .flat_map(|e| p.push_value(None, e))
         .collect();
-    let back = records(d, Vec::new(), &mut again, &mut 0, 0.0);
+    let back = records(d, &[], &mut 0, &mut again, &mut 0, 0.0);
     assert_eq!(
         back.iter().map(|r| &r.text).collect::<Vec<_>>(),
         recs.iter().map(|r| &r.text).collect::<Vec<_>>()

@@ -82,10 +82,15 @@ pub(super) async fn load(
             if slices.peek().is_none() {
                 delivered.extend(pipeline.finish());
             }
-            let warnings = pipeline.warnings[seen_warnings..].to_vec();
-            seen_warnings = pipeline.warnings.len();
             let now = run.started_at as f64;
-            let recs = records(delivered, warnings, &mut mark, &mut key, now);
+            let recs = records(
+                delivered,
+                &pipeline.warnings,
+                &mut seen_warnings,
+                &mut mark,
+                &mut key,
+                now,
+            );
             events += recs.len();
             if !current() {
                 return;

@@ -9,8 +9,7 @@ fn recs(run_id: &str, started: f64, events: &[String]) -> Vec<EventRecord> {
         d.extend(p.push_value(None, serde_json::from_str(e).unwrap()));
     }
     d.extend(p.finish());
-    let w = std::mem::take(&mut p.warnings);
-    records(d, w, &mut RunMark::new(run_id, started), &mut 0, 0.0)
+    records(d, &p.warnings, &mut 0, &mut RunMark::new(run_id, started), &mut 0, 0.0)
 }
 
 fn at(t: u64, e: &str) -> String {
