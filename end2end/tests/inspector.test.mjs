@@ -174,6 +174,9 @@ test("runs and timeline: a summary per run, bars that open their events, a run f
   await table.waitFor();
   assert.equal(await table.locator("tbody tr").count(), 2);
   assert.match(await table.locator("tbody tr").first().textContent(), /finished/);
+  // The run's duration: from its first event to its last, not zero.
+  const duration = await table.locator("tbody tr").first().locator("td").nth(2).textContent();
+  assert.doesNotMatch(duration, /^0 ms$/, `duration ${duration}`);
   // The timeline of the last run; the run filter picks the first.
   await inspector.getByRole("combobox", { name: "Run" }).selectOption({ index: 1 });
   const timeline = inspector.getByRole("group", { name: "Timeline" });

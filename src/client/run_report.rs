@@ -33,9 +33,11 @@ pub struct RunStats {
 /// The runs of the records, in the order they first appear.
 pub fn run_stats<'a>(records: impl Iterator<Item = &'a EventRecord>) -> Vec<RunStats> {
     let mut order: Vec<RunStats> = Vec::new();
+    // Per run: its index in `order`, the earliest and the latest event time (an agent's own
+    // timestamps need not increase).
     let mut at: HashMap<Arc<str>, (usize, f64, f64)> = HashMap::new();
     for r in records {
-        let (i, first, _) = *at.entry(r.run_id.clone()).or_insert_with(|| {
+        let (i, lo, hi) = *at.entry(r.run_id.clone()).or_insert_with(|| {
             order.push(RunStats {
                 run_id: r.run_id.clone(),
                 events: 0,
@@ -50,12 +52,13 @@ pub fn run_stats<'a>(records: impl Iterator<Item = &'a EventRecord>) -> Vec<RunS
             });
             (order.len() - 1, r.at_ms, r.at_ms)
         });
-        at.insert(r.run_id.clone(), (i, first, r.at_ms));
+        let (lo, hi) = (lo.min(r.at_ms), hi.max(r.at_ms));
+        at.insert(r.run_id.clone(), (i, lo, hi));
         let s = &mut order[i];
         s.events += 1;
         s.bytes += r.text.len();
         s.warnings += r.warnings.len();
-        s.duration_ms = (r.at_ms - first).max(0.0);
+        s.duration_ms = hi - lo;
         match r.type_name {
             "RUN_FINISHED" => {
                 let v = r.json();
@@ -141,12 +144,17 @@ pub struct Bar {
 
 /// A run's timeline: its length in milliseconds and its bars, in the order they opened.
 pub fn timeline<'a>(records: impl Iterator<Item = (Key, &'a EventRecord)>) -> (f64, Vec<Bar>) {
+    let records: Vec<(Key, &EventRecord)> = records.collect();
+    // The axis starts at the run's earliest event (an agent's own timestamps need not increase).
+    let origin = records
+        .iter()
+        .map(|(_, r)| r.at_ms)
+        .fold(f64::INFINITY, f64::min);
     let mut bars: Vec<Bar> = Vec::new();
     let mut open: HashMap<(BarKind, String), usize> = HashMap::new();
-    let mut origin: Option<f64> = None;
     let mut last = 0.0_f64;
     for (key, r) in records {
-        let t = r.at_ms - *origin.get_or_insert(r.at_ms);
+        let t = r.at_ms - origin;
         last = last.max(t);
         let Some((kind, opens)) = bar_event(r.type_name) else {
             continue;

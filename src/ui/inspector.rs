@@ -261,7 +261,7 @@ pub fn Inspector(
             <button
                 type="button"
                 class="btn small jump-latest inspector-jump"
-                hidden=move || following.get()
+                hidden=move || following.get() || shown() as f64 * ROW_PX <= view_h.get()
                 on:click=move |_| jump_latest()
             >
                 "Latest events"
