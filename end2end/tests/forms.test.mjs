@@ -75,6 +75,9 @@ test("hitl: a step switched off with its checkbox is left out by the agent, no J
   assert.match(text, /Launch/);
   await idle(page);
   assert.equal(await page.getByRole("group", { name: /^Approval:/ }).count(), 0);
+  // The decision stays on the call's card: approved with edits.
+  const call = page.getByRole("group", { name: "Tool call: generate_task_steps" });
+  assert.equal(await call.getAttribute("data-status"), "edited");
   assert.deepEqual(problems, []);
   await page.close();
 });

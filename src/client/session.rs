@@ -441,11 +441,16 @@ pub fn approvals_of(messages: &[Message], run: &RunView, tools: &[Tool]) -> Vec<
     out
 }
 
-/// The `tool` message content that answers a frontend tool.
+/// The `tool` message content that answers a frontend tool: approved or not, the arguments it
+/// ran with, and `"edited": true` when the user changed them (the transcript's badge says so).
 pub fn frontend_tool_answer(approved: bool, edited: Option<Value>, args: &Value) -> String {
     let mut v = json!({ "approved": approved });
     if approved {
+        let changed = edited.as_ref().is_some_and(|e| e != args);
         v["arguments"] = edited.unwrap_or_else(|| args.clone());
+        if changed {
+            v["edited"] = json!(true);
+        }
     }
     v.to_string()
 }

@@ -61,7 +61,8 @@ pub fn decision_of(content: &str, error: Option<&str>) -> Option<Decision> {
     if let Some(approved) = o.get("approved").and_then(Value::as_bool) {
         let edited = ["editedArgs", "edited_args"]
             .iter()
-            .any(|k| o.get(*k).is_some_and(|e| !e.is_null()));
+            .any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
+            || o.get("edited") == Some(&Value::Bool(true));
         return Some(match (approved, edited) {
             (false, _) => Decision::Rejected,
             (true, true) => Decision::Edited,
@@ -339,6 +340,13 @@ mod tests {
             decision_of(r#"{"approved": true}"#, None),
             Some(Decision::Approved)
         );
+        // A frontend tool's answer, as the studio writes it.
+        let args = serde_json::json!({"steps": [1, 2]});
+        let same = crate::client::session::frontend_tool_answer(true, Some(args.clone()), &args);
+        assert_eq!(decision_of(&same, None), Some(Decision::Approved));
+        let edited = serde_json::json!({"steps": [1]});
+        let changed = crate::client::session::frontend_tool_answer(true, Some(edited), &args);
+        assert_eq!(decision_of(&changed, None), Some(Decision::Edited));
         assert_eq!(
             decision_of(r#"{"status": "rejected"}"#, None),
             Some(Decision::Rejected)
