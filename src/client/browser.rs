@@ -258,4 +258,3 @@ fn reset(l: &Shared) {
     b.pending.events.clear();
     b.pending.warnings.clear();
 }
-

@@ -238,7 +238,10 @@ impl FilteredIndex {
     pub fn key_at(&self, pos: usize) -> Option<Key> {
         match self.history.get(pos) {
             Some(i) => Some(Key::History(*i as usize)),
-            None => self.live.get(pos - self.history.len()).map(|k| Key::Live(*k)),
+            None => self
+                .live
+                .get(pos - self.history.len())
+                .map(|k| Key::Live(*k)),
         }
     }
 

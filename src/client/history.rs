@@ -62,4 +62,3 @@ pub fn use_history(
 #[cfg(feature = "hydrate")]
 #[path = "history/load.rs"]
 mod load;
-

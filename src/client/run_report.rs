@@ -160,7 +160,12 @@ pub fn timeline<'a>(records: impl Iterator<Item = (Key, &'a EventRecord)>) -> (f
             continue;
         };
         let v = r.json();
-        let id = |field: &str| v.get(field).and_then(Value::as_str).unwrap_or("").to_string();
+        let id = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         let (id, label) = match kind {
             BarKind::Message => (id("messageId"), format!("{} message", id("role"))),
             BarKind::ToolCall => (id("toolCallId"), id("toolCallName")),

@@ -22,7 +22,6 @@ use crate::protocol::types::{
     ContentPart, Interrupt, Message, ResumeEntry, ResumeStatus, RunOutcome, TokenUsage, Tool,
 };
 
-
 /// One message and its own signal, so the view of one message updates alone.
 #[derive(Clone)]
 pub struct MessageEntry {

@@ -13,12 +13,12 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::hooks::use_query_map;
 use leptos_router::{path, SsrMode};
 
+use crate::client::history::use_history;
 use crate::client::session::SendInput;
 use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
 use crate::ui::dock::{Dock, DockWidth};
-use crate::client::history::use_history;
 use crate::ui::inspector::Inspector;
 use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;

@@ -356,6 +356,11 @@ mod tests {
             one_line(r#"{"type":"RUN_STARTED","runId":"r","timestamp":5}"#),
             "{\"runId\":\"r\"}"
         );
-        assert!(one_line(&format!(r#"{{"delta":"{}"}}"#, "x".repeat(500))).chars().count() <= 161);
+        assert!(
+            one_line(&format!(r#"{{"delta":"{}"}}"#, "x".repeat(500)))
+                .chars()
+                .count()
+                <= 161
+        );
     }
 }

@@ -38,7 +38,11 @@ pub(super) fn open_recording(l: &Shared, bytes: Vec<u8>) {
     }
     let inspection = match parse_recording(bytes) {
         Ok(i) => i,
-        Err(e) => return refuse(format!("This file is not a recording of an AG-UI stream: {e}")),
+        Err(e) => {
+            return refuse(format!(
+                "This file is not a recording of an AG-UI stream: {e}"
+            ))
+        }
     };
     let Reader {
         pipeline, input, ..

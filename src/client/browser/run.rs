@@ -139,7 +139,12 @@ pub(super) fn retry_input(l: &Shared, input: RunAgentInput, conv: Conversation) 
 
 /// The run's connection ended: the conversation takes what the pipeline made of it, and the
 /// banner says why it failed, if it did (`tried`: where it was sent).
-pub(super) fn finish_run(l: &Shared, generation: u64, result: Result<(), TransportError>, tried: &Target) {
+pub(super) fn finish_run(
+    l: &Shared,
+    generation: u64,
+    result: Result<(), TransportError>,
+    tried: &Target,
+) {
     let mut b = l.borrow_mut();
     if b.generation != generation {
         return;

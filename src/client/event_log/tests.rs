@@ -60,7 +60,11 @@ fn each_warning_goes_on_the_event_that_raised_it() {
     assert!(recs[1].warnings[0].contains("oddField"));
     // The dropped event's warning (and the truncated end's) go on the batch's last event.
     assert_eq!(warned[2].0, "STEP_FINISHED");
-    assert!(recs[2].warnings.iter().any(|w| w.contains("NOT_AN_EVENT")), "{:?}", recs[2].warnings);
+    assert!(
+        recs[2].warnings.iter().any(|w| w.contains("NOT_AN_EVENT")),
+        "{:?}",
+        recs[2].warnings
+    );
 }
 
 #[test]
@@ -76,7 +80,11 @@ fn filter_by_type_text_run_and_warnings() {
         text: t.into(),
         ..Filter::default()
     };
-    assert_eq!(count(text("text message")), 6, "type, spaces for underscores");
+    assert_eq!(
+        count(text("text message")),
+        6,
+        "type, spaces for underscores"
+    );
     assert_eq!(count(text("weather")), 2, "anywhere in the JSON, any case");
     assert_eq!(count(text("  ")), 10);
     let run2 = Filter {
@@ -115,7 +123,10 @@ fn the_index_grows_with_the_log_and_follows_its_trimming() {
     assert_eq!(idx.key_at(0), Some(Key::History(1)));
     assert_eq!(idx.key_at(3), Some(Key::Live(2)));
     assert_eq!(idx.position(Key::Live(2)), Some(3));
-    assert_eq!(lookup(Key::Live(2), &history, &live).unwrap().type_name, "TEXT_MESSAGE_START");
+    assert_eq!(
+        lookup(Key::Live(2), &history, &live).unwrap().type_name,
+        "TEXT_MESSAGE_START"
+    );
     // The live log drops its oldest run.
     live.drain(..5);
     assert!(idx.update(&f, &history, &live));

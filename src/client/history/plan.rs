@@ -88,7 +88,10 @@ pub fn runs_to_load(
     }
     let left_out = candidates.len() - keep;
     (
-        candidates[left_out..].iter().map(|r| (*r).clone()).collect(),
+        candidates[left_out..]
+            .iter()
+            .map(|r| (*r).clone())
+            .collect(),
         left_out,
     )
 }

@@ -34,7 +34,10 @@ fn finished_runs_the_session_lacks_newest_that_fit_oldest_first() {
 
 #[test]
 fn a_run_claiming_more_events_than_exist_does_not_overflow() {
-    let runs = [run("x", 1, RunState::Finished, u64::MAX), run("y", 2, RunState::Finished, 3)];
+    let runs = [
+        run("x", 1, RunState::Finished, u64::MAX),
+        run("y", 2, RunState::Finished, 3),
+    ];
     let (load, left_out) = runs_to_load(&runs, &|_| false, 1000);
     assert_eq!(load.len(), 1);
     assert_eq!(left_out, 1);
@@ -44,11 +47,21 @@ fn a_run_claiming_more_events_than_exist_does_not_overflow() {
 fn the_status_line() {
     assert_eq!(HistoryStatus::Idle.describe(), None);
     assert_eq!(
-        HistoryStatus::Loaded { runs: 2, events: 1, left_out: 1 }.describe().unwrap(),
+        HistoryStatus::Loaded {
+            runs: 2,
+            events: 1,
+            left_out: 1
+        }
+        .describe()
+        .unwrap(),
         "Stored history: 2 earlier runs (1 event); 1 older run not loaded (over the limit)"
     );
-    assert!(HistoryStatus::Loading { runs_done: 0, runs: 3, events: 10 }
-        .describe()
-        .unwrap()
-        .contains("run 1 of 3"));
+    assert!(HistoryStatus::Loading {
+        runs_done: 0,
+        runs: 3,
+        events: 10
+    }
+    .describe()
+    .unwrap()
+    .contains("run 1 of 3"));
 }

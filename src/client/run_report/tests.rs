@@ -9,7 +9,14 @@ fn recs(run_id: &str, started: f64, events: &[String]) -> Vec<EventRecord> {
         d.extend(p.push_value(None, serde_json::from_str(e).unwrap()));
     }
     d.extend(p.finish());
-    records(d, &p.warnings, &mut 0, &mut RunMark::new(run_id, started), &mut 0, 0.0)
+    records(
+        d,
+        &p.warnings,
+        &mut 0,
+        &mut RunMark::new(run_id, started),
+        &mut 0,
+        0.0,
+    )
 }
 
 fn at(t: u64, e: &str) -> String {
@@ -27,15 +34,33 @@ fn sample() -> Vec<EventRecord> {
             at(1010, r#"{"type":"STEP_STARTED","stepName":"plan"}"#),
             at(1020, r#"{"type":"REASONING_START","messageId":"th"}"#),
             at(1050, r#"{"type":"REASONING_END","messageId":"th"}"#),
-            at(1060, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#),
-            at(1070, r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#),
+            at(
+                1060,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#,
+            ),
+            at(
+                1070,
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
+            ),
             at(1100, r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#),
-            at(1110, r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"search"}"#),
+            at(
+                1110,
+                r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"search"}"#,
+            ),
             at(1120, r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#),
-            at(1130, r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{"n":1}}"#),
-            at(1150, r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"PLAN","patch":[{"op":"replace","path":"/n","value":2}]}"#),
+            at(
+                1130,
+                r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{"n":1}}"#,
+            ),
+            at(
+                1150,
+                r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"PLAN","patch":[{"op":"replace","path":"/n","value":2}]}"#,
+            ),
             at(1160, r#"{"type":"STEP_FINISHED","stepName":"plan"}"#),
-            at(1200, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"},"usage":[{"inputTokens":10,"outputTokens":4},{"inputTokens":5}]}"#),
+            at(
+                1200,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"},"usage":[{"inputTokens":10,"outputTokens":4},{"inputTokens":5}]}"#,
+            ),
         ],
     )
 }
@@ -92,7 +117,11 @@ fn the_timeline_has_a_bar_per_message_call_reasoning_step_and_activity() {
             (BarKind::Activity, "PLAN", 130.0, 150.0, false),
         ]
     );
-    assert_eq!(bars[2].key, Key::Live(5), "points at the event that opened it");
+    assert_eq!(
+        bars[2].key,
+        Key::Live(5),
+        "points at the event that opened it"
+    );
 }
 
 #[test]
