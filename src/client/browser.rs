@@ -19,10 +19,10 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use super::session::{
-    Actions, Connection, MessageEntry, Pending, RunErrorView, RunView, SendInput, UseAgentOptions,
-    Writers,
+    Actions, Connection, MessageEntry, Pending, RunView, SendInput, UseAgentOptions, Writers,
 };
 use super::transport::{get_json, post_json, random_id};
+use crate::client::errors::RunErrorView;
 use crate::client::event_log::RunMark;
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};
 use crate::protocol::reduce::Conversation;

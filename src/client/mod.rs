@@ -4,8 +4,10 @@
 //! Floors, top down: `use_agent` → `browser` (hydrate only) → `transport` → `session` (types
 //! and pure logic, no browser API).
 
+pub mod answers;
 #[cfg(feature = "hydrate")]
 mod browser;
+pub mod errors;
 pub mod event_log;
 pub mod history;
 pub mod run_report;

@@ -18,9 +18,7 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use crate::protocol::reduce::{Change, Conversation, PlacedHint, RunStatus, SubagentRecord};
-use crate::protocol::types::{
-    ContentPart, Interrupt, Message, ResumeEntry, ResumeStatus, RunOutcome, TokenUsage, Tool,
-};
+use crate::protocol::types::{ContentPart, Interrupt, Message, TokenUsage, Tool};
 
 /// One message and its own signal, so the view of one message updates alone.
 #[derive(Clone)]
@@ -64,83 +62,6 @@ pub struct RunView {
     pub open_tool_calls: BTreeSet<String>,
 }
 
-/// A run error to show in the banner.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunErrorView {
-    pub message: String,
-    pub code: Option<String>,
-}
-
-/// Where a run was sent, for explaining why it failed: the agent URL as typed, and whether it is
-/// this page's own server.
-pub struct Target {
-    pub url: String,
-    pub same_origin: bool,
-}
-
-/// The banner for a request the browser could not complete (no HTTP answer): what was tried
-/// and the likely causes. A foreign agent is most often refused by CORS, which the browser
-/// reports only as a network failure; the way around it is this server's `--proxy`.
-pub fn network_failure(target: &Target, detail: &str) -> RunErrorView {
-    let url = shorten_url(&target.url);
-    let message = if target.same_origin {
-        format!(
-            "Could not reach this server at {url} ({detail}). Is agui-studio still running? The page keeps what it has; Retry sends the run again."
-        )
-    } else {
-        format!(
-            "Could not reach the agent at {url} ({detail}). Likely causes: the agent is not running or the URL is wrong; or the agent does not allow requests from this page (CORS). To use an agent that does not send CORS headers, start agui-studio with --proxy ID={url} and pick it in the agent list: the server relays it."
-        )
-    };
-    RunErrorView {
-        message,
-        code: Some("NETWORK".into()),
-    }
-}
-
-/// The banner for an HTTP error answered before any stream: the status, the URL, the body's
-/// own error message, and what the status usually means for an AG-UI endpoint.
-pub fn http_failure(target: &Target, status: u16, body: &str) -> RunErrorView {
-    let detail = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .or_else(|| v.get("message"))
-                .or_else(|| v.get("detail"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.trim().chars().take(300).collect());
-    let hint = match status {
-        401 | 403 => " The agent wants credentials: add a header under \"Auth\" next to the Agent URL.",
-        404 => " Nothing answers at this path: check the Agent URL (an AG-UI agent takes a POST of RunAgentInput at its URL).",
-        405 => " The URL does not take POST: it is probably not an AG-UI endpoint.",
-        413 => " The request is over the server's size limit (long history or large attachments).",
-        429 => " The server is busy: try again in a moment.",
-        500..=599 => " The agent's server failed: its logs say why.",
-        _ => "",
-    };
-    let url = shorten_url(&target.url);
-    let detail = if detail.is_empty() {
-        String::new()
-    } else {
-        format!(": {detail}")
-    };
-    RunErrorView {
-        message: format!("HTTP {status} from {url}{detail}.{hint}"),
-        code: Some(format!("HTTP_{status}")),
-    }
-}
-
-/// A URL short enough for a message (its query, which may hold a key, left out).
-fn shorten_url(url: &str) -> String {
-    let base = url.split(['?', '#']).next().unwrap_or(url);
-    match base.char_indices().nth(120) {
-        None => base.to_string(),
-        Some((at, _)) => format!("{}…", &base[..at]),
-    }
-}
-
 /// Which of the three human-in-the-loop styles an approval belongs to; each is answered its own
 /// way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +91,7 @@ pub struct Approval {
     pub args_schema: Option<Value>,
 }
 
+use crate::client::errors::RunErrorView;
 pub use crate::client::event_log::EventRecord;
 
 /// What the user sends.
@@ -438,56 +360,6 @@ pub fn approvals_of(messages: &[Message], run: &RunView, tools: &[Tool]) -> Vec<
         }
     }
     out
-}
-
-/// The `tool` message content that answers a frontend tool: approved or not, the arguments it
-/// ran with, and `"edited": true` when the user changed them (the transcript's badge says so).
-pub fn frontend_tool_answer(approved: bool, edited: Option<Value>, args: &Value) -> String {
-    let mut v = json!({ "approved": approved });
-    if approved {
-        let changed = edited.as_ref().is_some_and(|e| e != args);
-        v["arguments"] = edited.unwrap_or_else(|| args.clone());
-        if changed {
-            v["edited"] = json!(true);
-        }
-    }
-    v.to_string()
-}
-
-/// The `resume` entries answering interrupts: every pending interrupt must be covered, so the
-/// ones the user did not answer are cancelled.
-pub fn resume_entries(
-    interrupts: &[Interrupt],
-    answers: &HashMap<String, Value>,
-) -> Vec<ResumeEntry> {
-    interrupts
-        .iter()
-        .map(|i| match answers.get(&i.id) {
-            Some(payload) => ResumeEntry {
-                interrupt_id: i.id.clone(),
-                status: ResumeStatus::Resolved,
-                payload: Some(payload.clone()),
-                metadata: None,
-            },
-            None => ResumeEntry {
-                interrupt_id: i.id.clone(),
-                status: ResumeStatus::Cancelled,
-                payload: None,
-                metadata: None,
-            },
-        })
-        .collect()
-}
-
-/// Whether a run outcome is a clean success.
-pub fn is_success(status: &RunStatus) -> bool {
-    matches!(
-        status,
-        RunStatus::Finished {
-            outcome: None | Some(RunOutcome::Success { .. }),
-            ..
-        }
-    )
 }
 
 /// The callbacks of a session.

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod fields;
+pub mod labels;
 pub mod model;
 pub mod schema;
 pub mod state;

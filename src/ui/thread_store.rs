@@ -11,7 +11,8 @@
 
 use leptos::prelude::*;
 
-use crate::client::session::{Connection, RunErrorView, UseAgentOptions, UseAgentReturn};
+use crate::client::errors::RunErrorView;
+use crate::client::session::{Connection, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
 use crate::ui::message_actions::Ratings;
 use crate::wire::DEFAULT_AGENT_URL;

@@ -342,10 +342,10 @@ mod tests {
         );
         // A frontend tool's answer, as the studio writes it.
         let args = serde_json::json!({"steps": [1, 2]});
-        let same = crate::client::session::frontend_tool_answer(true, Some(args.clone()), &args);
+        let same = crate::client::answers::frontend_tool_answer(true, Some(args.clone()), &args);
         assert_eq!(decision_of(&same, None), Some(Decision::Approved));
         let edited = serde_json::json!({"steps": [1]});
-        let changed = crate::client::session::frontend_tool_answer(true, Some(edited), &args);
+        let changed = crate::client::answers::frontend_tool_answer(true, Some(edited), &args);
         assert_eq!(decision_of(&changed, None), Some(Decision::Edited));
         assert_eq!(
             decision_of(r#"{"status": "rejected"}"#, None),

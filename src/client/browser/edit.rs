@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::client::session::RunErrorView;
+use crate::client::errors::RunErrorView;
 use crate::client::transport::{is_same_origin, send_json};
 use crate::protocol::types::{Content, ContentPart, Message};
 use crate::wire::{thread_truncate_url, thread_url, TruncateThread};

@@ -5,10 +5,9 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use crate::client::session::{
-    approvals_of, frontend_tool_answer, resume_entries, ApprovalKind, MessageEntry, RunErrorView,
-    RunView,
-};
+use crate::client::answers::{frontend_tool_answer, resume_entries};
+use crate::client::errors::RunErrorView;
+use crate::client::session::{approvals_of, ApprovalKind, MessageEntry, RunView};
 use crate::client::transport::{post_json, random_id};
 use crate::protocol::types::{Content, Message, ToolMessage};
 

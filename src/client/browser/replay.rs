@@ -6,8 +6,9 @@
 
 use leptos::prelude::*;
 
+use crate::client::errors::{RunErrorView, Target};
 use crate::client::event_log::MAX_RECORDING_BYTES;
-use crate::client::session::{Connection, RunErrorView};
+use crate::client::session::Connection;
 use crate::client::transport::{sleep_ms, TransportError};
 use crate::protocol::inspect::{parse_recording, reader, Reader, Recording};
 use crate::protocol::types::RunAgentInput;
@@ -92,7 +93,7 @@ pub(super) fn open_recording(l: &Shared, bytes: Vec<u8>) {
                 }
             }
         }
-        let tried = crate::client::session::Target {
+        let tried = Target {
             url: "the recording".into(),
             same_origin: true,
         };

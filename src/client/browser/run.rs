@@ -5,7 +5,8 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use crate::client::session::{http_failure, network_failure, Connection, RunErrorView, Target};
+use crate::client::errors::{http_failure, network_failure, RunErrorView, Target};
+use crate::client::session::Connection;
 use crate::client::transport::{
     get_json, is_same_origin, now_ms, post_stream, random_id, TransportError,
 };

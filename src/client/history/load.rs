@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use leptos::prelude::*;
 
 use super::plan::{runs_to_load, HistoryStatus};
-use crate::client::event_log::{records, EventRecord, RunMark, HISTORY_LIMIT};
-use crate::client::transport::{get_json, get_stream, sleep_ms};
+use crate::client::event_log::{records, EventRecord, RunMark, HISTORY_LIMIT, MAX_RECORDING_BYTES};
+use crate::client::transport::{get_json, get_stream, sleep_ms, TransportError};
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};
 use crate::wire::ThreadView;
 
@@ -62,11 +62,25 @@ pub(super) async fn load(
         let Some(controller) = web_sys::AbortController::new().ok() else {
             return;
         };
+        // A stored run's bytes are held while it is read: at most as much as a recording.
         let mut bytes = Vec::new();
-        let got = get_stream(&run.events_url, &[], &controller.signal(), |chunk| {
-            bytes.extend_from_slice(chunk)
+        let signal = controller.signal();
+        let got = get_stream(&run.events_url, &[], &signal, |chunk| {
+            if bytes.len() + chunk.len() > MAX_RECORDING_BYTES {
+                controller.abort();
+            } else {
+                bytes.extend_from_slice(chunk);
+            }
         })
         .await;
+        let got = match got {
+            Err(TransportError::Aborted) => Err(TransportError::Network(format!(
+                "run {} is over {} MB",
+                run.run_id,
+                MAX_RECORDING_BYTES >> 20
+            ))),
+            other => other,
+        };
         if let Err(e) = got {
             if current() {
                 status.set(HistoryStatus::Failed(e.to_string()));

@@ -1,5 +1,8 @@
 //! Tests of the `session` module.
 use super::*;
+use crate::client::answers::resume_entries;
+use crate::client::errors::{http_failure, network_failure, Target};
+use crate::protocol::types::ResumeStatus;
 use crate::protocol::types::{AssistantMessage, ToolCall, ToolMessage};
 
 fn assistant_with_call(name: &str, id: &str, args: &str) -> Message {

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use super::json::{json_text, TEXT_BYTES, TEXT_DEPTH};
+use super::json::{json_text, select_options, TEXT_DEPTH};
 use super::props::{as_object, kind_of, opt_str, req_array, req_str, PropsError};
 use crate::ui::schema_form::values::parse_number;
 
@@ -430,24 +430,8 @@ fn field_view(
             .into_any()
         }
         FieldKind::Enum(options) => {
-            let placeholder = if required {
-                "— choose —"
-            } else {
-                "— none —"
-            };
-            let opts = options
-                .iter()
-                .enumerate()
-                .map(|(j, o)| {
-                    let text = match o {
-                        Value::String(s) => s.clone(),
-                        other => json_text(other, false, TEXT_DEPTH, TEXT_BYTES),
-                    };
-                    let value = j.to_string();
-                    let selected = initial == value;
-                    view! { <option value=value selected=selected>{text}</option> }
-                })
-                .collect::<Vec<_>>();
+            let (placeholder, opts) =
+                select_options(options, required, |j| initial == j.to_string());
             view! {
                 <select id=id name=name required=required aria-invalid=invalid
                     aria-describedby=described_by on:change=on_input>

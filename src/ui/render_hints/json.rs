@@ -247,3 +247,31 @@ pub fn nesting_within(text: &str, max: usize) -> bool {
     }
     true
 }
+
+/// The `<option>`s of a select over JSON values: value = index, text = the string itself or the
+/// value's JSON (bounded), `selected(index)` marks the chosen one; and the placeholder option's
+/// text (a required select asks for a choice, an optional one offers none).
+pub fn select_options(
+    options: &[Value],
+    required: bool,
+    selected: impl Fn(usize) -> bool,
+) -> (&'static str, Vec<leptos::prelude::AnyView>) {
+    use leptos::prelude::*;
+    let placeholder = if required {
+        "— choose —"
+    } else {
+        "— none —"
+    };
+    let views = options
+        .iter()
+        .enumerate()
+        .map(|(j, o)| {
+            let text = match o {
+                Value::String(s) => s.clone(),
+                other => json_text(other, false, TEXT_DEPTH, TEXT_BYTES),
+            };
+            view! { <option value=j.to_string() selected=selected(j)>{text}</option> }.into_any()
+        })
+        .collect();
+    (placeholder, views)
+}

@@ -9,6 +9,7 @@ use super::state::EditorState;
 use super::values::{
     add_item, parse_input, pointer, remove_item, switch_item, InputKind, MAX_ITEMS,
 };
+use crate::ui::render_hints::json::select_options;
 
 /// The view of `n` (and its children); `root` is the form itself (no fieldset around it).
 pub fn node_view(n: &Node, st: EditorState, prefix: &str, root: bool) -> AnyView {
@@ -59,22 +60,7 @@ pub fn node_view(n: &Node, st: EditorState, prefix: &str, root: bool) -> AnyView
             .into_any()
         }
         Kind::Select { options, chosen } => {
-            let placeholder = if f.required {
-                "— choose —"
-            } else {
-                "— none —"
-            };
-            let opts = options
-                .iter()
-                .enumerate()
-                .map(|(j, o)| {
-                    let text = match o {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    view! { <option value=j.to_string() selected=*chosen == Some(j)>{text}</option> }
-                })
-                .collect::<Vec<_>>();
+            let (placeholder, opts) = select_options(options, f.required, |j| *chosen == Some(j));
             let options = options.clone();
             let required = f.required;
             let on_change = move |ev: leptos::ev::Event| {

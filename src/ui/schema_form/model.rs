@@ -15,6 +15,8 @@
 //! fit the schema, nesting deeper than [`MAX_DEPTH`], more fields than [`MAX_FIELDS`] in all,
 //! more than [`MAX_ITEMS`] items or [`MAX_OPTIONS`] options.
 
+use super::labels::{humanize, item_noun, pretty, LABEL_CHARS};
+use crate::ui::util::truncate;
 use serde_json::Value;
 
 use super::schema::{
@@ -24,7 +26,6 @@ use super::values::{infer_schema, InputKind, Seg, MAX_DEPTH, MAX_FIELDS, MAX_ITE
 
 /// Most options a select offers.
 pub const MAX_OPTIONS: usize = 200;
-const LABEL_CHARS: usize = 120;
 const HELP_CHARS: usize = 400;
 
 /// What every field has.
@@ -137,11 +138,11 @@ impl Builder {
         let field = Field {
             path,
             id,
-            label: cut(&label, LABEL_CHARS),
+            label: truncate(&label, LABEL_CHARS),
             help: schema
                 .get("description")
                 .and_then(Value::as_str)
-                .map(|d| cut(d, HELP_CHARS)),
+                .map(|d| truncate(d, HELP_CHARS)),
             required,
         };
         let kind = self.kind(schema, value, &field, depth, in_list);
@@ -372,7 +373,10 @@ impl Builder {
                         .get(*label_key)
                         .and_then(Value::as_str)
                         .filter(|s| !s.trim().is_empty())
-                        .map_or_else(|| format!("Item {}", index + 1), |s| cut(s, LABEL_CHARS)),
+                        .map_or_else(
+                            || format!("Item {}", index + 1),
+                            |s| truncate(s, LABEL_CHARS),
+                        ),
                     checked: item
                         .get(&toggle.key)
                         .map_or(missing_on, |v| *v != toggle.off),
@@ -380,59 +384,5 @@ impl Builder {
             })
             .collect();
         Some(Kind::Checklist { toggle, items })
-    }
-}
-
-/// A property name as a label: `risk_level` → "Risk level", `editedArgs` → "Edited args".
-fn humanize(name: &str) -> String {
-    let chars: Vec<char> = name.chars().take(LABEL_CHARS).collect();
-    let mut out = String::with_capacity(chars.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|j| chars[j]);
-        let next = chars.get(i + 1);
-        if c == '_' || c == '-' {
-            out.push(' ');
-        } else if c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
-            // A word inside camelCase: lower it unless it starts an acronym ("userID").
-            out.push(' ');
-            if next.is_some_and(|n| n.is_lowercase()) {
-                out.extend(c.to_lowercase());
-            } else {
-                out.push(c);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    let words: Vec<&str> = out.split_whitespace().collect();
-    let joined = words.join(" ");
-    let mut c = joined.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => name.to_string(),
-    }
-}
-
-/// "steps" → "Step": how one item of a list is called.
-fn item_noun(label: &str) -> String {
-    let l = label.trim();
-    let singular = l.strip_suffix('s').filter(|s| s.len() > 1).unwrap_or(l);
-    let mut c = singular.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => "Item".into(),
-    }
-}
-
-fn cut(s: &str, max: usize) -> String {
-    crate::ui::util::truncate(s, max)
-}
-
-/// Pretty JSON (empty for `null`, so an empty field stays empty).
-pub fn pretty(v: &Value) -> String {
-    if v.is_null() {
-        String::new()
-    } else {
-        serde_json::to_string_pretty(v).unwrap_or_default()
     }
 }
