@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::protocol::types::Message;
 
 mod edits;
+pub mod frame;
 pub use edits::*;
 
 /// Where a run stands, as stored.

@@ -108,10 +108,12 @@ pub(crate) fn actions(
         if l.borrow().pipeline.is_some() {
             return;
         }
-        let user = user_message(input.text, input.attachments);
         let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
-        conv.messages.push(user);
-        conv.reindex();
+        if !input.is_action() {
+            conv.messages
+                .push(user_message(input.text, input.attachments));
+            conv.reindex();
+        }
         start_run(&l, conv, thread(), input.forwarded_props, None);
     });
 

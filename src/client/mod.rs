@@ -12,6 +12,7 @@ pub mod event_log;
 pub mod history;
 pub mod run_report;
 pub mod session;
+pub mod side_run;
 #[cfg(feature = "hydrate")]
 pub mod transport;
 mod use_agent;

@@ -103,6 +103,22 @@ pub struct SendInput {
     pub forwarded_props: Option<Value>,
 }
 
+impl SendInput {
+    /// A run that adds no user message and carries `forwarded_props` (an A2UI surface's action,
+    /// which the agent reads from `forwardedProps.a2uiAction`).
+    pub fn action(forwarded_props: Value) -> Self {
+        Self {
+            forwarded_props: Some(forwarded_props),
+            ..Self::default()
+        }
+    }
+
+    /// Whether the run adds no user message.
+    pub fn is_action(&self) -> bool {
+        self.text.is_empty() && self.attachments.is_empty() && self.forwarded_props.is_some()
+    }
+}
+
 /// Options of [`use_agent`].
 #[derive(Clone)]
 pub struct UseAgentOptions {
@@ -147,7 +163,10 @@ pub struct UseAgentReturn {
     pub thread_id: ReadSignal<String>,
     /// The thread this session was opened with, when the server stores runs of it.
     pub stored_thread: StoredValue<Option<String>>,
-    /// Send a user message and start a run.
+    /// The agent's endpoint and request headers (for side runs, [`crate::client::side_run`]).
+    pub url: Signal<String>,
+    pub headers: Signal<Vec<(String, String)>>,
+    /// Send a user message and start a run ([`SendInput::action`]: a run without a message).
     pub send: Callback<SendInput>,
     /// Stop the run: cancels the request, which cancels the server's run (a detached run is
     /// cancelled with `POST /api/runs/{id}/cancel`).

@@ -68,6 +68,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         )
     });
 
+    let (url, headers) = (options.url, options.headers);
     #[cfg(feature = "hydrate")]
     let actions = super::browser::actions(options, writers, messages, run);
     #[cfg(not(feature = "hydrate"))]
@@ -88,6 +89,8 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         is_running,
         thread_id,
         stored_thread,
+        url,
+        headers,
         send: actions.send,
         stop: actions.stop,
         approve: actions.approve,

@@ -29,6 +29,8 @@ fn is_public(req: &Request) -> bool {
     path == "/healthz"
         || path == "/auth/login"
         || path == "/auth/logout"
+        // The frame loader is the same static document for everyone; no data.
+        || path == crate::wire::frame::FRAME_PATH
         // CORS preflights carry no credentials; the CORS layer answers them.
         || req.method() == Method::OPTIONS
         || super::assets::is_asset(path)

@@ -1,12 +1,42 @@
-//! An activity message (`ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`) as a live card: its type, title
-//! and status, a progress bar when the content has a numeric `progress` (0–100), and the rest
-//! of the content as a JSON tree.
+//! An activity message (`ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`), rendered by its
+//! `activityType`: [`RENDERERS`] maps the types the studio draws (A2UI surfaces, MCP Apps, open
+//! generative UI) to their components; every other type — background tasks, memory, whatever
+//! an agent invents — gets the generic card: its type, title and status, a progress bar when
+//! the content has a numeric `progress` (0–100), and the rest of the content as a JSON tree.
+//! No activity is ever dropped.
+//!
+//! Extension rule: one line in [`RENDERERS`].
+
+pub mod mcp_app;
+pub mod mcp_bridge;
+pub mod ogui;
 
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::protocol::types::Message as Msg;
 use crate::ui::render_hints::JsonView;
+
+/// A renderer of one activity type.
+pub type Renderer = fn(Signal<Msg>) -> AnyView;
+
+/// The activity types with a renderer of their own.
+pub const RENDERERS: &[(&str, Renderer)] = &[
+    ("open-generative-ui", |message| {
+        view! { <ogui::OpenGenUi message/> }.into_any()
+    }),
+    ("mcp-apps", |message| {
+        view! { <mcp_app::McpApp message/> }.into_any()
+    }),
+];
+
+/// The renderer of `activity_type`, if it has one.
+pub fn renderer(activity_type: &str) -> Option<Renderer> {
+    RENDERERS
+        .iter()
+        .find(|(t, _)| *t == activity_type)
+        .map(|(_, r)| *r)
+}
 
 /// Content keys the card shows itself (the rest goes to the JSON view).
 const SHOWN: [&str; 4] = ["progress", "title", "status", "name"];
@@ -39,7 +69,7 @@ pub fn activity_parts(
     )
 }
 
-/// An activity card (`role="group"`, accessible name "Activity: <type>").
+/// An activity, drawn by the renderer of its type or as the generic card.
 #[component]
 pub fn Activity(
     /// The activity message.
@@ -52,6 +82,16 @@ pub fn Activity(
             _ => String::new(),
         })
     });
+    // Drawn again only when the type changes; each renderer follows its content itself.
+    move || match renderer(&kind.get()) {
+        Some(render) => render(message),
+        None => view! { <GenericActivity message kind/> }.into_any(),
+    }
+}
+
+/// The generic card (`role="group"`, accessible name "Activity: <type>").
+#[component]
+fn GenericActivity(message: Signal<Msg>, kind: Memo<String>) -> impl IntoView {
     let parts = Memo::new(move |_| {
         message.with(|m| match m {
             Msg::Activity(a) => activity_parts(&a.content),

@@ -9,6 +9,7 @@ pub mod chat;
 pub mod clipboard;
 pub mod composer;
 pub mod dock;
+pub mod frame;
 pub mod icons;
 pub mod inspector;
 pub mod markdown;

@@ -48,7 +48,7 @@ pub fn ThemeToggle() -> impl IntoView {
 }
 
 /// Whether the dark theme is on: the stored pick (as applied to `<html>`), else the system's.
-fn current_is_dark() -> bool {
+pub(crate) fn current_is_dark() -> bool {
     #[cfg(feature = "hydrate")]
     {
         let attr = document()

@@ -34,7 +34,8 @@ pub async fn security_headers(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
-    if html {
+    // A route that set its own policy (the sandboxed frame's loader) keeps it.
+    if html && !h.contains_key(header::CONTENT_SECURITY_POLICY) {
         if let Ok(v) = HeaderValue::from_str(&policy(&nonce, &state.config.frame_ancestors)) {
             h.insert(header::CONTENT_SECURITY_POLICY, v);
         }

@@ -5,6 +5,7 @@ pub mod body;
 pub mod history;
 pub mod named_events;
 pub mod observer;
+pub mod sandbox;
 
 use axum::Router;
 
@@ -19,4 +20,5 @@ pub fn api_router(_state: &AppState) -> Router<AppState> {
         .merge(named_events::router())
         .merge(observer::router())
         .merge(history::router())
+        .merge(sandbox::router())
 }

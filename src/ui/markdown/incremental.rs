@@ -7,6 +7,13 @@
 //! block). Re-creating its element every animation frame made the browser shape and lay out the
 //! whole text again each frame; with the element kept and the text cut into fixed chunks, only
 //! the last chunk's text node changes.
+//!
+//! Why a huge open paragraph is also cut into block sections: the browser lays out a paragraph's
+//! lines as one unit, so appending to a 100 KB paragraph re-broke all of its lines every frame
+//! (25–28 ms of layout per frame at 110 KB in Chromium, the larger part of every long task while
+//! `long 20000` streamed). Past [`SECTION_CHUNKS`] chunks, the paragraph's chunks are grouped
+//! into `display: block` sections that end at a space, so only the last section is laid out
+//! again. The cost: a line may end a little early where a section ends, once per ~8 KB.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -16,9 +23,16 @@ use leptos::prelude::*;
 use super::parse::{parse_tracked, Align, Block, Inline, LastTop};
 use super::render::{code_block_view, render_block, render_inline, render_item, table_row};
 
-/// Bytes of text per text node in the open block (rounded up to a character boundary). Chunk
-/// boundaries depend only on the text before them, so they do not move as text is appended.
+/// Bytes of text per text node in the open block (then up to the next whitespace, see
+/// [`chunks`]). Chunk boundaries depend only on the text before them, so they do not move as
+/// text is appended.
 pub(crate) const CHUNK: usize = 1024;
+
+/// How far past [`CHUNK`] a chunk may run to end after a whitespace character.
+const CHUNK_SLACK: usize = 256;
+
+/// Chunks per block section of a huge open paragraph; one section or less stays unsectioned.
+pub(crate) const SECTION_CHUNKS: usize = 8;
 
 pub(crate) fn hash_of<T: Hash + ?Sized>(t: &T) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
@@ -166,7 +180,10 @@ pub(crate) fn shape_of(block: &Block) -> u64 {
     }
 }
 
-/// Splits `text` into chunks of about [`CHUNK`] bytes at character boundaries.
+/// Splits `text` into chunks of about [`CHUNK`] bytes that end after a whitespace character
+/// (so a section boundary never splits a word), or at a character boundary [`CHUNK_SLACK`]
+/// bytes further when there is none. Each boundary depends only on the text before it and the
+/// few bytes after it, so it does not move once the text has grown past it.
 pub(crate) fn chunks(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     std::iter::from_fn(move || {
@@ -176,6 +193,19 @@ pub(crate) fn chunks(text: &str) -> impl Iterator<Item = &str> {
         let mut end = (start + CHUNK).min(text.len());
         while !text.is_char_boundary(end) {
             end += 1;
+        }
+        let limit = (end + CHUNK_SLACK).min(text.len());
+        match text.as_bytes()[end..limit]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+        {
+            Some(at) => end += at + 1,
+            None => {
+                end = limit;
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+            }
         }
         let chunk = &text[start..end];
         start = end;
@@ -196,6 +226,28 @@ pub(crate) fn pieces(inlines: &[Inline]) -> Vec<((usize, usize, u64), Inline)> {
             }
             other => out.push(((i, 0, hash_of(other)), other.clone())),
         }
+    }
+    out
+}
+
+/// A key and piece of the open block's inline content (see [`pieces`]).
+pub(crate) type Piece = ((usize, usize, u64), Inline);
+
+/// The pieces grouped into sections of [`SECTION_CHUNKS`] text chunks each (other inlines join
+/// the section they fall in). A section's first piece never changes once the section exists, so
+/// sections keep their elements as the text grows. One section when the content is small.
+pub(crate) fn sections(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
+    let mut out: Vec<Vec<Piece>> = vec![Vec::new()];
+    let mut chunks_in_last = 0;
+    for piece in pieces {
+        if matches!(piece.1, Inline::Text(_)) {
+            if chunks_in_last == SECTION_CHUNKS {
+                out.push(Vec::new());
+                chunks_in_last = 0;
+            }
+            chunks_in_last += 1;
+        }
+        out.last_mut().expect("never empty").push(piece);
     }
     out
 }
@@ -221,9 +273,36 @@ where
 /// Inline content of the open block, chunked and keyed. Each text chunk is a `<span>`: adjacent
 /// text nodes would merge into one in the server-rendered HTML and no longer match what
 /// hydration expects.
+///
+/// Past one section (see [`sections`]), each section is a `span.md-sec` (a block) with its own
+/// keyed list, so the browser lays out only the section that changed.
 fn live_inlines(get: impl Fn() -> Vec<Inline> + Send + Sync + 'static) -> AnyView {
-    let each = move || pieces(&get());
-    view! { <For each key=|(k, _)| *k children=|(_, i)| render_piece(i)/> }.into_any()
+    let parts = Memo::new(move |_| sections(pieces(&get())));
+    let sectioned = Memo::new(move |_| parts.with(|p| p.len() > 1));
+    let section = move |s: usize| move || parts.with(|p| p.get(s).cloned().unwrap_or_default());
+    (move || {
+        if sectioned.get() {
+            let each = move || (0..parts.with(Vec::len)).collect::<Vec<_>>();
+            view! {
+                <For
+                    each
+                    key=|s| *s
+                    children=move |s| {
+                        view! {
+                            <span class="md-sec">
+                                <For each=section(s) key=|(k, _)| *k children=|(_, i)| render_piece(i)/>
+                            </span>
+                        }
+                    }
+                />
+            }
+            .into_any()
+        } else {
+            view! { <For each=section(0) key=|(k, _)| *k children=|(_, i)| render_piece(i)/> }
+                .into_any()
+        }
+    })
+    .into_any()
 }
 
 fn render_piece(inline: Inline) -> AnyView {

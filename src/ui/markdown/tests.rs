@@ -469,11 +469,53 @@ fn open_text_is_cut_into_stable_chunks() {
             _ => 0,
         })
         .collect();
-    assert_eq!(texts, vec![1024, 1024, 1024, 1024, 904, 0]);
+    // Each full chunk runs from 1,024 bytes to just after the next space.
+    assert_eq!(texts.len(), 6, "{texts:?}");
+    for (n, (_, piece)) in texts.iter().zip(&pieces).take(4) {
+        let Inline::Text(t) = piece else { panic!() };
+        assert!((1025..1030).contains(n) && t.ends_with(' '), "{n} {t:?}");
+    }
     // Every full chunk keeps its key as the text grows; the code span moves on.
     assert_eq!(pieces[..4], longer[..4]);
     let joined: String = incremental::chunks("añb😀c".repeat(400).as_str()).collect();
     assert_eq!(joined, "añb😀c".repeat(400));
+    // Without whitespace a chunk ends at most 256 bytes later, on a character boundary.
+    let lens: Vec<usize> = incremental::chunks("añb😀c".repeat(400).as_str())
+        .map(str::len)
+        .collect();
+    assert!(
+        lens[..lens.len() - 1]
+            .iter()
+            .all(|n| (1280..1288).contains(n)),
+        "{lens:?}"
+    );
+}
+
+/// A huge open paragraph is grouped into sections of 8 chunks; sections and their first pieces
+/// stay put as the text grows, and the pieces read as the original text.
+#[test]
+fn huge_open_text_is_grouped_into_stable_sections() {
+    let long: String = (0..30000).map(|i| format!("{i} ")).collect();
+    let at = |n: usize| {
+        let cut = long[..n].rfind(' ').unwrap();
+        incremental::sections(incremental::pieces(&[text(&long[..cut])]))
+    };
+    assert_eq!(at(5000).len(), 1);
+    let (a, b) = (at(60_000), at(90_000));
+    assert!(a.len() >= 6 && b.len() > a.len(), "{} {}", a.len(), b.len());
+    assert_eq!(a[..a.len() - 1], b[..a.len() - 1]);
+    assert!(a[..a.len() - 1]
+        .iter()
+        .all(|s| s.len() == incremental::SECTION_CHUNKS));
+    let joined: String = b
+        .iter()
+        .flatten()
+        .map(|(_, i)| match i {
+            Inline::Text(t) => t.as_str(),
+            _ => "",
+        })
+        .collect();
+    assert_eq!(joined, long[..long[..90_000].rfind(' ').unwrap()]);
 }
 
 proptest::proptest! {
@@ -578,11 +620,31 @@ fn ssr_renders_open_block_in_chunks() {
         .split("</p>")
         .next()
         .unwrap();
+    let chunks = incremental::chunks(long.trim_end()).count();
+    assert_eq!(para.matches("<span>").count(), chunks, "{para}");
+    assert!(!para.contains("md-sec"), "{para}");
+    // A huge one is in block sections of 8 chunks, and still reads as the text.
+    let huge: String = (0..20000).map(|i| format!("{i} ")).collect();
+    let html = render(&huge);
+    let chunks = incremental::chunks(huge.trim_end()).count();
+    let sections = html.matches("<span class=\"md-sec\">").count();
     assert_eq!(
-        para.matches("<span>").count(),
-        long.len().div_ceil(1024),
-        "{para}"
+        sections,
+        chunks.div_ceil(incremental::SECTION_CHUNKS),
+        "{sections}"
     );
+    let text = html
+        .split("<p>")
+        .nth(1)
+        .unwrap()
+        .split("</p>")
+        .next()
+        .unwrap()
+        .replace("<!>", "")
+        .replace("<span class=\"md-sec\">", "")
+        .replace("<span>", "")
+        .replace("</span>", "");
+    assert_eq!(text, huge.trim_end());
     let text = para
         .replace("<!>", "")
         .replace("<span>", "")

@@ -1,0 +1,387 @@
+//! An MCP App (`activityType: "mcp-apps"`): the tool's `ui://` HTML resource, fetched through
+//! the agent (a side run with `forwardedProps.__proxiedMCPRequest`, as the official AG-UI
+//! middleware expects), run in a [`SandboxFrame`] under the policy the resource declares
+//! (`_meta.ui.csp`), and spoken to over the MCP Apps bridge ([`super::mcp_bridge`]).
+//!
+//! Content: `{result, resourceUri, serverHash, serverId?, toolInput}`; the URI may also come as
+//! the tool's `_meta.ui.resourceUri` or the older `_meta["ui/resourceUri"]`.
+
+use leptos::prelude::*;
+use serde_json::{json, Map, Value};
+
+use super::mcp_bridge::{self, Ask};
+use crate::protocol::types::Message as Msg;
+use crate::ui::frame::{FramePort, SandboxFrame};
+use crate::wire::frame::FrameCsp;
+
+/// The largest HTML resource run.
+pub const MAX_RESOURCE_BYTES: usize = 2 << 20;
+
+/// Where an app's resource is and what its tool was given and returned.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AppRef {
+    pub uri: Option<String>,
+    pub server_hash: Option<String>,
+    pub server_id: Option<String>,
+    pub tool_input: Value,
+    pub result: Option<Value>,
+}
+
+fn meta_uri(v: Option<&Value>) -> Option<String> {
+    let meta = v?.get("_meta")?;
+    meta.get("ui")
+        .and_then(|u| u.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Read the activity's content.
+pub fn app_ref(content: &Map<String, Value>) -> AppRef {
+    let text = |k: &str| content.get(k).and_then(Value::as_str).map(str::to_string);
+    let whole = Value::Object(content.clone());
+    let uri = text("resourceUri")
+        .or_else(|| meta_uri(Some(&whole)))
+        .or_else(|| meta_uri(content.get("result")))
+        .filter(|u| u.starts_with("ui://") && u.len() <= 2048);
+    AppRef {
+        uri,
+        server_hash: text("serverHash"),
+        server_id: text("serverId"),
+        tool_input: content
+            .get("toolInput")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        result: content.get("result").cloned().filter(|r| !r.is_null()),
+    }
+}
+
+/// The HTML and policy of a `resources/read` result.
+pub fn resource_of(result: &Value) -> Result<(String, FrameCsp), String> {
+    let first = result
+        .get("contents")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or("the agent's answer has no resource contents")?;
+    let mime = first.get("mimeType").and_then(Value::as_str).unwrap_or("");
+    if !mime.starts_with("text/html") {
+        return Err(format!(
+            "the resource is {}, not HTML",
+            mime.chars().take(60).collect::<String>()
+        ));
+    }
+    let html = match (first.get("text"), first.get("blob")) {
+        (Some(Value::String(t)), _) => t.clone(),
+        (_, Some(Value::String(b))) => {
+            decode_base64(b).ok_or("the resource's blob is not base64 UTF-8")?
+        }
+        _ => return Err("the resource has no text".into()),
+    };
+    if html.len() > MAX_RESOURCE_BYTES {
+        return Err(format!(
+            "the resource is {} KB; the studio runs at most {} KB",
+            html.len() / 1024,
+            MAX_RESOURCE_BYTES / 1024
+        ));
+    }
+    let ui = |v: &Value| v.get("_meta").and_then(|m| m.get("ui")).cloned();
+    let csp = ui(first)
+        .or_else(|| ui(result))
+        .and_then(|u| u.get("csp").cloned());
+    Ok((html, FrameCsp::from_meta(csp.as_ref())))
+}
+
+/// Standard base64 (padding optional, whitespace ignored) as UTF-8 text.
+fn decode_base64(b: &str) -> Option<String> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let digits: Vec<u8> = b.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    let digits = digits
+        .strip_suffix(b"==")
+        .or_else(|| digits.strip_suffix(b"="))
+        .unwrap_or(&digits);
+    if digits.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for group in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in group.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..group.len()]);
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The resource's state (only the browser loads it).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+enum Load {
+    Loading,
+    Ready(String, FrameCsp),
+    Failed(String),
+}
+
+/// The card: its status, the frame, and a question when the app wants to open a link.
+#[component]
+pub fn McpApp(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
+    let app = Memo::new(move |_| {
+        message.with(|m| match m {
+            Msg::Activity(a) => app_ref(&a.content),
+            _ => AppRef::default(),
+        })
+    });
+    let target = Memo::new(move |_| {
+        app.with(|a| (a.uri.clone(), a.server_hash.clone(), a.server_id.clone()))
+    });
+    let load = RwSignal::new(Load::Loading);
+    let link = RwSignal::new(None::<(Value, String)>);
+    let port = StoredValue::new(None::<FramePort>);
+    let initialized = RwSignal::new(false);
+    let agent = use_context::<crate::ui::transcript::TranscriptCtx>().map(|c| c.agent);
+
+    // Fetch the resource through the agent when the activity names it.
+    Effect::new(move |_| {
+        let (uri, hash, id) = target.get();
+        let Some(uri) = uri else {
+            load.set(Load::Failed("the activity names no ui:// resource".into()));
+            return;
+        };
+        load.set(Load::Loading);
+        let params = json!({ "uri": uri });
+        let forwarded = crate::client::side_run::proxied_mcp_request(
+            hash.as_deref(),
+            id.as_deref(),
+            "resources/read",
+            params,
+        );
+        #[cfg(feature = "hydrate")]
+        if let Some(agent) = agent {
+            leptos::task::spawn_local(async move {
+                let (url, headers, thread) = (
+                    agent.url.get_untracked(),
+                    agent.headers.get_untracked(),
+                    agent.thread_id.get_untracked(),
+                );
+                let got = crate::client::side_run::side_run(&url, &headers, &thread, forwarded)
+                    .await
+                    .and_then(|r| resource_of(&r));
+                load.set(match got {
+                    Ok((html, csp)) => Load::Ready(html, csp),
+                    Err(e) => Load::Failed(format!("The app could not be loaded: {e}")),
+                });
+            });
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = forwarded;
+    });
+
+    // The tool's input and result go to the app once it is initialized, and again as they change.
+    Effect::new(move |_| {
+        let (input, result) = app.with(|a| (a.tool_input.clone(), a.result.clone()));
+        if !initialized.get() {
+            return;
+        }
+        if let Some(p) = port.get_value() {
+            p.post(&mcp_bridge::notification(
+                "ui/notifications/tool-input",
+                json!({ "arguments": input }),
+            ));
+            if let Some(r) = result {
+                p.post(&mcp_bridge::notification(
+                    "ui/notifications/tool-result",
+                    mcp_bridge::tool_result(&r),
+                ));
+            }
+        }
+    });
+    on_cleanup(move || {
+        if let Some(p) = port.get_value() {
+            p.post(&json!({"jsonrpc": "2.0", "id": "teardown", "method": "ui/resource-teardown", "params": {}}));
+        }
+    });
+
+    let on_message = Callback::new(move |(msg, p): (Value, FramePort)| {
+        port.set_value(Some(p));
+        let host = mcp_bridge::HostContext {
+            dark: crate::ui::theme::current_is_dark(),
+            width: p.size().0,
+            max_height: crate::ui::frame::MAX_HEIGHT,
+            locale: "en".into(),
+        };
+        match mcp_bridge::ask(&msg, &host) {
+            Ask::Reply(r) => p.post(&r),
+            Ask::Initialized => initialized.set(true),
+            Ask::Height(h) => p.set_height(h),
+            Ask::Message { id, text } => {
+                let reply = match agent {
+                    Some(a) if !a.is_running.get_untracked() => {
+                        a.send.run(crate::client::session::SendInput {
+                            text,
+                            ..Default::default()
+                        });
+                        mcp_bridge::response(&id, json!({}))
+                    }
+                    Some(_) => mcp_bridge::error(
+                        &id,
+                        -32000,
+                        "the agent is busy with a run; try again when it ends",
+                    ),
+                    None => mcp_bridge::error(&id, -32000, "no agent to send to"),
+                };
+                p.post(&reply);
+            }
+            Ask::OpenLink { id, url } => link.set(Some((id, url))),
+            Ask::Proxy { id, method, params } => {
+                let (hash, server) = target.with_untracked(|t| (t.1.clone(), t.2.clone()));
+                let forwarded = crate::client::side_run::proxied_mcp_request(
+                    hash.as_deref(),
+                    server.as_deref(),
+                    &method,
+                    params,
+                );
+                #[cfg(feature = "hydrate")]
+                if let Some(agent) = agent {
+                    leptos::task::spawn_local(async move {
+                        let got = crate::client::side_run::side_run(
+                            &agent.url.get_untracked(),
+                            &agent.headers.get_untracked(),
+                            &agent.thread_id.get_untracked(),
+                            forwarded,
+                        )
+                        .await;
+                        p.post(&match got {
+                            Ok(r) => mcp_bridge::response(&id, r),
+                            Err(e) => {
+                                mcp_bridge::error(&id, -32000, &format!("{method} failed: {e}"))
+                            }
+                        });
+                    });
+                }
+                #[cfg(not(feature = "hydrate"))]
+                let _ = (forwarded, id);
+            }
+            Ask::Nothing => {}
+        }
+    });
+    let on_port = Callback::new(move |p: FramePort| port.set_value(Some(p)));
+    let answer_link = move |open: bool| {
+        let Some((id, url)) = link.get_untracked() else {
+            return;
+        };
+        link.set(None);
+        #[cfg(feature = "hydrate")]
+        if open {
+            let _ = window().open_with_url_and_target_and_features(
+                &url,
+                "_blank",
+                "noopener,noreferrer",
+            );
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = &url;
+        if let Some(p) = port.get_value() {
+            let result = if open {
+                json!({})
+            } else {
+                json!({"isError": true})
+            };
+            p.post(&mcp_bridge::response(&id, result));
+        }
+    };
+    let uri = move || app.with(|a| a.uri.clone().unwrap_or_default());
+    let status = move || match load.get() {
+        Load::Loading => "Loading the app…".to_string(),
+        Load::Ready(..) => "Runs in a sandboxed frame".to_string(),
+        Load::Failed(e) => e,
+    };
+    view! {
+        <div class="activity-card genui-card" role="group" aria-label=move || format!("MCP App: {}", uri()) data-role="activity">
+            <div class="activity-head">
+                <span class="activity-icon" aria-hidden="true">"▣"</span>
+                <span class="activity-type">"mcp-apps"</span>
+                <code class="activity-title">{uri}</code>
+                <span class="badge activity-status" role="status">{status}</span>
+            </div>
+            {move || link.get().map(|(_, url)| view! {
+                <div class="genui-ask" role="alertdialog" aria-label="Open link">
+                    <span>"The app wants to open "<code>{url}</code></span>
+                    <button type="button" class="btn" on:click=move |_| answer_link(true)>"Open link"</button>
+                    <button type="button" class="btn btn-ghost" on:click=move |_| answer_link(false)>"Cancel"</button>
+                </div>
+            })}
+            {move || match load.get() {
+                Load::Ready(html, csp) => {
+                    let html = Signal::derive(move || Some(html.clone()));
+                    view! {
+                        <SandboxFrame html title=format!("MCP App {}", uri()) csp on_message on_port/>
+                    }.into_any()
+                }
+                _ => ().into_any(),
+            }}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn app_refs_from_either_meta_key() {
+        let c = json!({"resourceUri": "ui://a/b", "serverHash": "h", "toolInput": {"x": 1}, "result": {"y": 2}});
+        let a = app_ref(c.as_object().unwrap());
+        assert_eq!(a.uri.as_deref(), Some("ui://a/b"));
+        assert_eq!(a.server_hash.as_deref(), Some("h"));
+        assert_eq!(a.tool_input, json!({"x": 1}));
+        let c = json!({"_meta": {"ui": {"resourceUri": "ui://new"}}});
+        assert_eq!(
+            app_ref(c.as_object().unwrap()).uri.as_deref(),
+            Some("ui://new")
+        );
+        let c = json!({"result": {"_meta": {"ui/resourceUri": "ui://old"}}});
+        assert_eq!(
+            app_ref(c.as_object().unwrap()).uri.as_deref(),
+            Some("ui://old")
+        );
+        // Only ui:// URIs are fetched.
+        let c = json!({"resourceUri": "https://evil.example.com/x"});
+        assert_eq!(app_ref(c.as_object().unwrap()).uri, None);
+    }
+
+    #[test]
+    fn resources_are_read_with_their_policy() {
+        let r = json!({"contents": [{"uri": "ui://a", "mimeType": "text/html;profile=mcp-app", "text": "<p>x</p>",
+            "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]}}}}]});
+        let (html, csp) = resource_of(&r).unwrap();
+        assert_eq!(html, "<p>x</p>");
+        assert_eq!(csp.connect, ["https://api.example.com"]);
+        let r = json!({"contents": [{"mimeType": "text/html", "blob": "PGI+eDwvYj4="}]});
+        assert_eq!(resource_of(&r).unwrap().0, "<b>x</b>");
+        assert_eq!(decode_base64("aGk=").as_deref(), Some("hi"));
+        assert_eq!(
+            decode_base64("aGVsbG8gd29ybGQ").as_deref(),
+            Some("hello world")
+        );
+        assert_eq!(decode_base64("a"), None);
+        for bad in [
+            json!({}),
+            json!({"contents": []}),
+            json!({"contents": [{"mimeType": "application/javascript", "text": "x"}]}),
+            json!({"contents": [{"mimeType": "text/html", "blob": "%%%"}]}),
+            json!({"contents": [{"mimeType": "text/html", "text": "x".repeat(MAX_RESOURCE_BYTES + 1)}]}),
+        ] {
+            assert!(resource_of(&bad).is_err(), "{bad}");
+        }
+    }
+}
