@@ -163,7 +163,14 @@ impl Runs {
         }
         // Before anything is stored: a refused request leaves no run behind.
         agent.check_input(&input, &settings)?;
-        let history = self.history(&input.thread_id).await;
+        // A side run (an MCP request the agent proxies) is no part of the thread: no history,
+        // no store, no observers; the thread is neither created nor touched.
+        let side = input.is_proxied_mcp_request();
+        let store = self.store.clone().filter(|_| !side);
+        let history = match side {
+            true => None,
+            false => self.history(&input.thread_id).await,
+        };
         // A run carrying no more messages than its thread has may be a regeneration of its last
         // answer (see `retry`); only such a run looks the last run up.
         let may_regenerate = input.resume.is_none()
@@ -184,7 +191,7 @@ impl Runs {
             }
             None => input,
         };
-        let replaced = match &self.store {
+        let replaced = match &store {
             Some(store) => {
                 let failed = self.threads.last_run_failed(&input.thread_id);
                 replaced_run(store, failed, may_regenerate, &input).await
@@ -192,7 +199,7 @@ impl Runs {
             None => None,
         };
         let cancel = CancellationToken::new();
-        let log = Arc::new(RunLog::new(self.store.is_some()));
+        let log = Arc::new(RunLog::new(store.is_some()));
         let run = ActiveRun {
             thread_id: input.thread_id.clone(),
             owner: owner.clone(),
@@ -202,7 +209,7 @@ impl Runs {
         // Checked again with the registry locked: two users racing for a new thread id.
         self.registry
             .admit(&input.run_id, run, self.capacity(), || {
-                match self.threads.claim(&input.thread_id, &owner, stored_owner) {
+                match side || self.threads.claim(&input.thread_id, &owner, stored_owner) {
                     true => Ok(()),
                     false => Err(not_your_thread(&input.thread_id)),
                 }
@@ -210,7 +217,7 @@ impl Runs {
         let reader = RunReader {
             run_id: input.run_id.clone(),
             log: Some(log.clone()),
-            store: self.store.clone(),
+            store: store.clone(),
             after: 0,
             pending: VecDeque::new(),
             peer: input.protocol_version.as_deref().and_then(parse_version),
@@ -221,20 +228,21 @@ impl Runs {
             log: log.clone(),
             threads: self.threads.clone(),
             hub: self.hub.clone(),
-            store: self.store.clone(),
+            store: store.clone(),
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             owner: owner.clone(),
             seq: 0,
             chunks: ChunkExpander::new(),
+            side,
         };
         let agent_id = agent.info().id;
-        let (threads, limits, with_store) = (
-            self.threads.clone(),
-            self.limits.clone(),
-            self.store.is_some(),
-        );
+        let (threads, limits, with_store) =
+            (self.threads.clone(), self.limits.clone(), store.is_some());
         let (input, started) = blocking(move || {
+            if side {
+                return (input, None);
+            }
             let replaced = replaced.as_ref().map(|r| (r.run_id.as_str(), &r.produced));
             let messages = threads.begin(&input, &owner, history, replaced, &limits, now_ms());
             let started = with_store.then(|| {
@@ -243,7 +251,7 @@ impl Runs {
             (input, started)
         })
         .await?;
-        if let (Some(store), Some(op)) = (&self.store, started) {
+        if let (Some(store), Some(op)) = (&store, started) {
             store.run_started(op).await;
         }
         let answers: Arc<dyn ToolAnswers> = self.clone();
@@ -251,7 +259,7 @@ impl Runs {
         let ctx = RunContext::new(input, settings, cancel.clone(), Box::new(sink), answers);
         let this = self.clone();
         tokio::spawn(async move {
-            drive(agent, ctx, log, this.threads.clone(), this.store.clone()).await;
+            drive(agent, ctx, log, this.threads.clone(), store).await;
             this.end(&run_id);
         });
         Ok(StartedRun {

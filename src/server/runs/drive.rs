@@ -32,6 +32,9 @@ pub struct RunSink {
     /// The number of the last event sent.
     pub(crate) seq: u64,
     pub(super) chunks: ChunkExpander,
+    /// A side run ([`RunAgentInput::is_proxied_mcp_request`]): its events go to its reader
+    /// only — not to the thread, its observers or the store.
+    pub(super) side: bool,
 }
 
 impl EventSink for RunSink {
@@ -53,7 +56,9 @@ impl RunSink {
         }
         self.seq += 1;
         let json: Arc<str> = event.to_json().into();
-        self.publish(&event, json.clone());
+        if !self.side {
+            self.publish(&event, json.clone());
+        }
         self.log.push(Arc::new(Logged {
             seq: self.seq,
             event,

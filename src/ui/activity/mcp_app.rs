@@ -316,8 +316,8 @@ pub fn McpApp(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
             {move || link.get().map(|(_, url)| view! {
                 <div class="genui-ask" role="alertdialog" aria-label="Open link">
                     <span>"The app wants to open "<code>{url}</code></span>
-                    <button type="button" class="btn" on:click=move |_| answer_link(true)>"Open link"</button>
-                    <button type="button" class="btn btn-ghost" on:click=move |_| answer_link(false)>"Cancel"</button>
+                    <button type="button" class="btn small primary" on:click=move |_| answer_link(true)>"Open link"</button>
+                    <button type="button" class="btn small" on:click=move |_| answer_link(false)>"Cancel"</button>
                 </div>
             })}
             {move || match load.get() {
