@@ -4,9 +4,12 @@
 //!
 //! A run picks its scenario from `forwardedProps.scenario`, else from the first word of the last
 //! user message, else `chat`. [`SCENARIOS`] is the one list; `GET /api/agents` publishes it.
+//! Two forwarded props come first, whatever the scenario: `__proxiedMCPRequest` (an MCP App's
+//! host fetching its HTML or calling a tool) and `a2uiAction` (an A2UI surface's user action).
 
 pub(crate) mod calc;
 mod full;
+mod genui;
 mod human;
 mod multimodal;
 mod showcase;
@@ -45,6 +48,11 @@ pub const SCENARIOS: &[Scenario] = &[
     Scenario { name: "activities", description: "ACTIVITY_SNAPSHOT and ACTIVITY_DELTA of a background task with progress." },
     Scenario { name: "subagents", description: "SUBAGENT_* lifecycle with messages attributed to each subagent." },
     Scenario { name: "render_hints", description: "A chart, a table and a card through CUSTOM ui_render_hint events." },
+    Scenario { name: "a2ui", description: "An A2UI v0.9 booking form (text field, checkbox, choice picker, slider, date input) as an a2ui-surface activity; press Book and the next run answers your action." },
+    Scenario { name: "a2ui_dynamic", description: "A live A2UI dashboard: one surface, then activity deltas tick its metrics, grow its event list and add an alert." },
+    Scenario { name: "ogui", description: "Open generative UI: HTML, CSS and a script streamed into an open-generative-ui activity, run in a sandboxed frame that reports its height." },
+    Scenario { name: "mcp_app", description: "An MCP App: a roll_dice tool call whose ui:// view (built in) is fetched by proxied resources/read and talks to the page over postMessage." },
+    Scenario { name: "background_task", description: "Activity types no client knows (background-task, memory) advancing by JSON Patch: they render as generic cards." },
     Scenario { name: "multimodal", description: "Describes the content parts it received: kinds, sizes, MIME types." },
     Scenario { name: "error", description: "Streams a little, then fails with RUN_ERROR mid-run." },
     Scenario { name: "full", description: "Every event type a producer may emit, in one run." },
@@ -66,6 +74,7 @@ impl Agent for DemoAgent {
                     .collect(),
             ),
         );
+        extra.insert("mcpServer".into(), genui::mcp_server_info());
         AgentInfo {
             id: "demo".into(),
             name: "Demo agent".into(),
@@ -77,6 +86,13 @@ impl Agent for DemoAgent {
 
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
         async move {
+            let props = &ctx.input.forwarded_props;
+            if props.get(genui::PROXIED_MCP_PROP).is_some() {
+                return genui::answer_proxied_request(ctx).await;
+            }
+            if props.get(genui::A2UI_ACTION_PROP).is_some() {
+                return genui::answer_action(ctx).await;
+            }
             let scenario = pick_scenario(ctx);
             tracing::debug!(run = %ctx.run_id(), scenario, "demo run");
             match scenario {
@@ -93,6 +109,11 @@ impl Agent for DemoAgent {
                 "activities" => showcase::activities(ctx).await,
                 "subagents" => showcase::subagents(ctx).await,
                 "render_hints" => showcase::render_hints(ctx).await,
+                "a2ui" => genui::a2ui(ctx).await,
+                "a2ui_dynamic" => genui::a2ui_dynamic(ctx).await,
+                "ogui" => genui::ogui(ctx).await,
+                "mcp_app" => genui::mcp_app(ctx).await,
+                "background_task" => genui::background_task(ctx).await,
                 "multimodal" => multimodal::multimodal(ctx).await,
                 "error" => text::error(ctx).await,
                 "full" => full::full(ctx).await,
