@@ -132,18 +132,16 @@ fn listen(
     port: FramePort,
     on_message: Option<Callback<(Value, FramePort)>>,
 ) {
-    use crate::wire::frame::{FRAME_HTML_MESSAGE, FRAME_SIZE_MESSAGE};
-    use wasm_bindgen::JsCast;
-
+    use crate::wire::frame::{CK_RESIZE_MESSAGE, FRAME_HTML_MESSAGE, FRAME_SIZE_MESSAGE};
     let window_start = StoredValue::new((0.0f64, 0u32));
     let handle = window_event_listener(leptos::ev::message, move |ev| {
         let Some(own) = frame.get_untracked().and_then(|f| f.content_window()) else {
             return;
         };
-        let from_frame = ev
-            .source()
-            .and_then(|s| s.dyn_into::<web_sys::Window>().ok())
-            .is_some_and(|s| s == own);
+        // Compared as JS values: a frame's window on another (here opaque) origin is no
+        // `instanceof Window` of this page, so it cannot be cast to one.
+        let own: &wasm_bindgen::JsValue = own.as_ref();
+        let from_frame = ev.source().is_some_and(|s| s.as_ref() == own);
         if !from_frame {
             return;
         }
@@ -179,7 +177,7 @@ fn listen(
                     port.post(&msg);
                 }
             }
-            Some(FRAME_SIZE_MESSAGE) => {
+            Some(FRAME_SIZE_MESSAGE | CK_RESIZE_MESSAGE) => {
                 if let Some(h) = value.get("height").and_then(Value::as_f64) {
                     port.set_height(h);
                 }

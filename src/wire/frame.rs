@@ -21,6 +21,9 @@ pub const FRAME_HTML_MESSAGE: &str = "agui-studio/frame-html";
 /// The message type the studio's size script posts from inside a frame: `{type, height}`.
 pub const FRAME_SIZE_MESSAGE: &str = "agui-studio/frame-size";
 
+/// The size message CopilotKit's open generative UI posts from its frame: `{type, height}`.
+pub const CK_RESIZE_MESSAGE: &str = "__ck_resize";
+
 /// At most this many domains per CSP directive.
 pub const MAX_DOMAINS: usize = 16;
 /// At most this many bytes per domain.

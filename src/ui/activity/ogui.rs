@@ -1,10 +1,11 @@
 //! Open generative UI (`activityType: "open-generative-ui"`): HTML, CSS and JavaScript streamed
 //! by the agent, run in a [`SandboxFrame`] once each part is complete.
 //!
-//! Content: `{initialHeight, generating, html: string[], htmlComplete, css?, jsFunctions?,
+//! Content: `{initialHeight, generating, html: string[], htmlComplete, css?, cssComplete?, jsFunctions?,
 //! jsFunctionsComplete?, jsExpressions?: string[], jsExpressionsComplete?}`. The frame loads
 //! when the HTML is complete and once more when the scripts are; until then the card says how
-//! much has arrived. The document gets a small script of ours that reports its height.
+//! much has arrived. The document gets a small script of ours that reports its height; the
+//! frame also takes CopilotKit's own `__ck_resize` message.
 
 use leptos::prelude::*;
 use serde_json::{Map, Value};
@@ -86,7 +87,13 @@ pub fn ogui_of(content: &Map<String, Value>) -> Ogui {
     if !html_complete {
         return out;
     }
-    let css = content.get("css").and_then(Value::as_str).unwrap_or("");
+    // CSS joins once complete (CopilotKit says so with `cssComplete`; without the flag, as is).
+    let css_ready = !generating || flag("cssComplete") || !content.contains_key("cssComplete");
+    let css = content
+        .get("css")
+        .and_then(Value::as_str)
+        .filter(|_| css_ready)
+        .unwrap_or("");
     let mut doc = String::with_capacity(html_bytes + css.len() + 512);
     doc.push_str("<!doctype html><html><head><meta charset=\"utf-8\"><style>");
     doc.push_str(css);
