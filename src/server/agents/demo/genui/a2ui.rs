@@ -186,8 +186,8 @@ pub(super) struct Booking {
 
 /// Check the action's context field by field: the booking, or the problems (one per field, in
 /// the form's order) with the fields that passed (the rest at their defaults).
-pub(super) fn check_booking(c: &Map<String, Value>) -> Result<Booking, (Vec<&'static str>, Value)> {
-    let mut problems = Vec::new();
+pub(super) fn check_booking(c: &Map<String, Value>) -> Result<Booking, (Vec<String>, Value)> {
+    let mut problems: Vec<String> = Vec::new();
     let mut data = default_booking();
     let short_text = |v: Option<&Value>, max: usize| match v {
         Some(Value::String(s)) if s.chars().nth(max).is_none() && !s.trim().is_empty() => {
@@ -218,40 +218,44 @@ pub(super) fn check_booking(c: &Map<String, Value>) -> Result<Booking, (Vec<&'st
     }
     .and_then(|r| ROOMS.iter().find(|(v, _)| *v == r).map(|(v, _)| *v));
     let breakfast = c.get("breakfast").and_then(Value::as_bool);
-    let mut keep = |field: &str, ok: Option<Value>, problem: &'static str| match ok {
-        Some(v) => data[field] = v,
-        None => problems.push(problem),
-    };
-    keep(
-        "name",
-        name.clone().map(Value::from),
-        "name: a non-empty text of at most 80 characters",
-    );
-    keep(
-        "email",
-        email.clone().map(Value::from),
-        "email: an address like ada@example.com (at most 120 characters)",
-    );
-    keep(
-        "date",
-        date.clone().map(Value::from),
-        "date: a calendar date as YYYY-MM-DD",
-    );
-    keep(
-        "guests",
-        guests.map(Value::from),
-        "guests: a whole number from 1 to 8",
-    );
-    keep(
-        "room",
-        room.map(|r| json!([r])),
-        "room: one of single, double, suite",
-    );
-    keep(
-        "breakfast",
-        breakfast.map(Value::from),
-        "breakfast: true or false",
-    );
+    let checked = [
+        (
+            "name",
+            name.clone().map(Value::from),
+            format!("name: a non-empty text of at most {MAX_NAME} characters"),
+        ),
+        (
+            "email",
+            email.clone().map(Value::from),
+            format!("email: an address like ada@example.com (at most {MAX_EMAIL} characters)"),
+        ),
+        (
+            "date",
+            date.clone().map(Value::from),
+            "date: a calendar date as YYYY-MM-DD".into(),
+        ),
+        (
+            "guests",
+            guests.map(Value::from),
+            format!("guests: a whole number from 1 to {MAX_GUESTS}"),
+        ),
+        (
+            "room",
+            room.map(|r| json!([r])),
+            format!("room: one of {}", ROOMS.map(|(v, _)| v).join(", ")),
+        ),
+        (
+            "breakfast",
+            breakfast.map(Value::from),
+            "breakfast: true or false".into(),
+        ),
+    ];
+    for (field, ok, problem) in checked {
+        match ok {
+            Some(v) => data[field] = v,
+            None => problems.push(problem),
+        }
+    }
     match (name, email, date, guests, room, breakfast) {
         (Some(name), Some(email), Some(date), Some(guests), Some(room), Some(breakfast)) => {
             Ok(Booking {

@@ -100,7 +100,7 @@ pub async fn a2ui_dynamic(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     for (tick, (requests, p95, errors, what)) in TICKS.into_iter().enumerate() {
         pause(ctx).await?;
         pause(ctx).await?;
-        events.push(json!({"text": format!("{:02}:{:02} {what}", 14, tick * 5)}));
+        events.push(json!({"text": format!("14:{:02} {what}", tick * 5)}));
         let mut ops = vec![
             data_op("/metrics", metrics(requests, p95, errors)),
             data_op("/events", Value::Array(events.clone())),
