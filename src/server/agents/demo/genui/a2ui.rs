@@ -316,8 +316,10 @@ pub async fn answer_action(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
             } else {
                 "without breakfast"
             };
+            // A2UI Text renders simple markdown: no `<…>` around the address, which some
+            // renderers would turn into a link.
             let summary = format!(
-                "{} for {} guest(s) from {}, {breakfast}, for {} <{}>.",
+                "{} for {} guest(s) from {}, {breakfast}, for {} ({}).",
                 room_label(b.room),
                 b.guests,
                 b.date,
