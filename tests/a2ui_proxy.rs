@@ -8,28 +8,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use agui_studio::protocol::pipeline::{Pipeline, StreamOutcome};
-use common::{get, json_of, open_sse, start_server, TIMEOUT};
+use common::{get, json_of, open_sse, start_printing_port, start_server, PortProcess, TIMEOUT};
 use serde_json::{json, Value};
-
-/// The node agent; killed (by its PID, through the handle) when the test ends, panics included.
-struct NodeAgent {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for NodeAgent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -49,40 +34,16 @@ fn node() -> Option<PathBuf> {
 }
 
 /// Start the agent; it binds a free loopback port and prints `PORT <n>` first.
-fn start_agent(node: &PathBuf) -> NodeAgent {
+fn start_agent(node: &PathBuf) -> PortProcess {
     let middleware = root().join("end2end/node_modules/@ag-ui/a2ui-middleware");
     assert!(
         middleware.exists(),
         "{} is missing: run `scripts/studio.sh setup` (npm ci in end2end/)",
         middleware.display()
     );
-    let mut child = Command::new(node)
-        .arg(root().join("tests/foreign/a2ui_agent.mjs"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node starts");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let mut agent = NodeAgent {
-        child,
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-    };
-    let line = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the node agent printed its port within 30 s");
-    let port: u16 = line
-        .strip_prefix("PORT ")
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or_else(|| panic!("the node agent did not print its port: {line:?}"));
-    agent.addr.set_port(port);
-    agent
+    let mut cmd = Command::new(node);
+    cmd.arg(root().join("tests/foreign/a2ui_agent.mjs"));
+    start_printing_port(cmd, "the node agent")
 }
 
 fn first_input(thread: &str, run: &str) -> Value {

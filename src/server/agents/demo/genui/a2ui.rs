@@ -97,7 +97,7 @@ fn submitted_components() -> Value {
 }
 
 /// The whole surface: create it, its components, its data model.
-fn surface_ops(surface: &str, components: Value, data: Value) -> Value {
+pub(super) fn surface_ops(surface: &str, components: Value, data: Value) -> Value {
     json!({"a2ui_operations": [
         op("createSurface", json!({"surfaceId": surface, "catalogId": BASIC_CATALOG_ID})),
         op("updateComponents", json!({"surfaceId": surface, "components": components})),
@@ -105,18 +105,24 @@ fn surface_ops(surface: &str, components: Value, data: Value) -> Value {
     ]})
 }
 
+/// A new surface id (`prefix` and a digest), its activity's message id, and the middleware's
+/// `{status: "building"}` on that message, shown for a moment before the surface exists.
+pub(super) async fn building(
+    ctx: &mut RunContext,
+    prefix: &str,
+) -> Result<(String, String), AgentError> {
+    let surface = format!("{prefix}{}", digest(&ctx.new_id("surface")));
+    let id = message_id(&surface);
+    let content = json!({"status": "building"});
+    ctx.emit(snapshot(&id, A2UI_ACTIVITY, content, Some(true)))
+        .await?;
+    pause(ctx).await?;
+    Ok((surface, id))
+}
+
 pub async fn a2ui(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     stream_text(ctx, "Here is a booking form, drawn by your app from an A2UI v0.9 surface (basic catalog). Fill it in and press **Book**: the action comes back to me in the next run.").await?;
-    let surface = format!("{SURFACE_PREFIX}{}", digest(&ctx.new_id("surface")));
-    let id = message_id(&surface);
-    ctx.emit(snapshot(
-        &id,
-        A2UI_ACTIVITY,
-        json!({"status": "building"}),
-        Some(true),
-    ))
-    .await?;
-    pause(ctx).await?;
+    let (surface, id) = building(ctx, SURFACE_PREFIX).await?;
     let data = json!({"booking": default_booking(), "status": "Fill in the form and press Book."});
     let content = surface_ops(&surface, form_components(), data);
     ctx.emit(snapshot(&id, A2UI_ACTIVITY, content, Some(true)))
