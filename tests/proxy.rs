@@ -5,29 +5,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agui_studio::protocol::pipeline::{Pipeline, StreamOutcome};
 use agui_studio::protocol::reduce::RunStatus;
-use common::{get, json_of, open_sse, start_server, wait_until};
+use common::{get, json_of, open_sse, start_printing_port, start_server, wait_until, PortProcess};
 use serde_json::{json, Value};
-
-/// The foreign agent process; killed when the test ends, panics included.
-struct Foreign {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Foreign {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn python() -> PathBuf {
     let path = std::env::var_os("AGUI_TEST_PYTHON")
@@ -43,35 +29,11 @@ fn python() -> PathBuf {
 }
 
 /// Start `tests/foreign/agent.py`; it binds a free loopback port and prints it first.
-fn start_foreign() -> Foreign {
+fn start_foreign() -> PortProcess {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/foreign/agent.py");
-    let mut child = Command::new(python())
-        .arg(script)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the foreign agent starts");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let mut foreign = Foreign {
-        child,
-        addr: "127.0.0.1:0".parse().unwrap(),
-    };
-    let line = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the foreign agent printed its port within 30 s");
-    let port: u16 = line
-        .strip_prefix("PORT ")
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or_else(|| panic!("the foreign agent did not print its port: {line:?}"));
-    foreign.addr = SocketAddr::from(([127, 0, 0, 1], port));
-    foreign
+    let mut cmd = Command::new(python());
+    cmd.arg(script);
+    start_printing_port(cmd, "the foreign agent")
 }
 
 fn input(thread: &str, run: &str, text: &str) -> Value {

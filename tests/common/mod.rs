@@ -500,3 +500,51 @@ pub fn assistant_text(p: &Pipeline) -> String {
         })
         .collect()
 }
+
+/// A helper process a test starts (a foreign agent), listening on 127.0.0.1; killed by its PID
+/// (through the handle) when dropped, so a failing test does not leave it running.
+pub struct PortProcess {
+    pub child: std::process::Child,
+    pub addr: SocketAddr,
+}
+
+impl Drop for PortProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Spawn `cmd` (stdout captured, stderr inherited) and wait, at most 30 s, for the line
+/// `PORT <n>` it prints first once it listens; `what` names it in failures.
+pub fn start_printing_port(mut cmd: std::process::Command, what: &str) -> PortProcess {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    // From here on a panic kills the child.
+    let mut process = PortProcess {
+        child,
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+    };
+    let line = rx
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("{what} printed its port within 30 s"));
+    let port: u16 = line
+        .strip_prefix("PORT ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{what} did not print its port: {line:?}"));
+    process.addr.set_port(port);
+    process
+}

@@ -97,7 +97,7 @@ fn submitted_components() -> Value {
 }
 
 /// The whole surface: create it, its components, its data model.
-fn surface_ops(surface: &str, components: Value, data: Value) -> Value {
+pub(super) fn surface_ops(surface: &str, components: Value, data: Value) -> Value {
     json!({"a2ui_operations": [
         op("createSurface", json!({"surfaceId": surface, "catalogId": BASIC_CATALOG_ID})),
         op("updateComponents", json!({"surfaceId": surface, "components": components})),
@@ -105,18 +105,24 @@ fn surface_ops(surface: &str, components: Value, data: Value) -> Value {
     ]})
 }
 
+/// A new surface id (`prefix` and a digest), its activity's message id, and the middleware's
+/// `{status: "building"}` on that message, shown for a moment before the surface exists.
+pub(super) async fn building(
+    ctx: &mut RunContext,
+    prefix: &str,
+) -> Result<(String, String), AgentError> {
+    let surface = format!("{prefix}{}", digest(&ctx.new_id("surface")));
+    let id = message_id(&surface);
+    let content = json!({"status": "building"});
+    ctx.emit(snapshot(&id, A2UI_ACTIVITY, content, Some(true)))
+        .await?;
+    pause(ctx).await?;
+    Ok((surface, id))
+}
+
 pub async fn a2ui(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     stream_text(ctx, "Here is a booking form, drawn by your app from an A2UI v0.9 surface (basic catalog). Fill it in and press **Book**: the action comes back to me in the next run.").await?;
-    let surface = format!("{SURFACE_PREFIX}{}", digest(&ctx.new_id("surface")));
-    let id = message_id(&surface);
-    ctx.emit(snapshot(
-        &id,
-        A2UI_ACTIVITY,
-        json!({"status": "building"}),
-        Some(true),
-    ))
-    .await?;
-    pause(ctx).await?;
+    let (surface, id) = building(ctx, SURFACE_PREFIX).await?;
     let data = json!({"booking": default_booking(), "status": "Fill in the form and press Book."});
     let content = surface_ops(&surface, form_components(), data);
     ctx.emit(snapshot(&id, A2UI_ACTIVITY, content, Some(true)))
@@ -186,8 +192,8 @@ pub(super) struct Booking {
 
 /// Check the action's context field by field: the booking, or the problems (one per field, in
 /// the form's order) with the fields that passed (the rest at their defaults).
-pub(super) fn check_booking(c: &Map<String, Value>) -> Result<Booking, (Vec<&'static str>, Value)> {
-    let mut problems = Vec::new();
+pub(super) fn check_booking(c: &Map<String, Value>) -> Result<Booking, (Vec<String>, Value)> {
+    let mut problems: Vec<String> = Vec::new();
     let mut data = default_booking();
     let short_text = |v: Option<&Value>, max: usize| match v {
         Some(Value::String(s)) if s.chars().nth(max).is_none() && !s.trim().is_empty() => {
@@ -218,40 +224,44 @@ pub(super) fn check_booking(c: &Map<String, Value>) -> Result<Booking, (Vec<&'st
     }
     .and_then(|r| ROOMS.iter().find(|(v, _)| *v == r).map(|(v, _)| *v));
     let breakfast = c.get("breakfast").and_then(Value::as_bool);
-    let mut keep = |field: &str, ok: Option<Value>, problem: &'static str| match ok {
-        Some(v) => data[field] = v,
-        None => problems.push(problem),
-    };
-    keep(
-        "name",
-        name.clone().map(Value::from),
-        "name: a non-empty text of at most 80 characters",
-    );
-    keep(
-        "email",
-        email.clone().map(Value::from),
-        "email: an address like ada@example.com (at most 120 characters)",
-    );
-    keep(
-        "date",
-        date.clone().map(Value::from),
-        "date: a calendar date as YYYY-MM-DD",
-    );
-    keep(
-        "guests",
-        guests.map(Value::from),
-        "guests: a whole number from 1 to 8",
-    );
-    keep(
-        "room",
-        room.map(|r| json!([r])),
-        "room: one of single, double, suite",
-    );
-    keep(
-        "breakfast",
-        breakfast.map(Value::from),
-        "breakfast: true or false",
-    );
+    let checked = [
+        (
+            "name",
+            name.clone().map(Value::from),
+            format!("name: a non-empty text of at most {MAX_NAME} characters"),
+        ),
+        (
+            "email",
+            email.clone().map(Value::from),
+            format!("email: an address like ada@example.com (at most {MAX_EMAIL} characters)"),
+        ),
+        (
+            "date",
+            date.clone().map(Value::from),
+            "date: a calendar date as YYYY-MM-DD".into(),
+        ),
+        (
+            "guests",
+            guests.map(Value::from),
+            format!("guests: a whole number from 1 to {MAX_GUESTS}"),
+        ),
+        (
+            "room",
+            room.map(|r| json!([r])),
+            format!("room: one of {}", ROOMS.map(|(v, _)| v).join(", ")),
+        ),
+        (
+            "breakfast",
+            breakfast.map(Value::from),
+            "breakfast: true or false".into(),
+        ),
+    ];
+    for (field, ok, problem) in checked {
+        match ok {
+            Some(v) => data[field] = v,
+            None => problems.push(problem),
+        }
+    }
     match (name, email, date, guests, room, breakfast) {
         (Some(name), Some(email), Some(date), Some(guests), Some(room), Some(breakfast)) => {
             Ok(Booking {
@@ -312,8 +322,10 @@ pub async fn answer_action(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
             } else {
                 "without breakfast"
             };
+            // A2UI Text renders simple markdown: no `<…>` around the address, which some
+            // renderers would turn into a link.
             let summary = format!(
-                "{} for {} guest(s) from {}, {breakfast}, for {} <{}>.",
+                "{} for {} guest(s) from {}, {breakfast}, for {} ({}).",
                 room_label(b.room),
                 b.guests,
                 b.date,

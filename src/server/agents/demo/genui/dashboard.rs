@@ -9,8 +9,8 @@ use crate::server::agents::{AgentError, RunContext, RunEnd};
 
 use super::super::text::stream_text;
 use super::super::tools::pause;
-use super::a2ui::{message_id, op, A2UI_ACTIVITY, BASIC_CATALOG_ID};
-use super::{delta, digest, snapshot};
+use super::a2ui::{building, op, surface_ops, A2UI_ACTIVITY};
+use super::{delta, snapshot};
 
 /// (requests per minute, p95 latency in ms, error rate in ‰, what happened): one row a tick.
 pub(super) const TICKS: [(u32, u32, u32, &str); 6] = [
@@ -68,27 +68,14 @@ fn append(ops: Vec<Value>) -> Value {
 
 pub async fn a2ui_dynamic(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     stream_text(ctx, "A live dashboard as an A2UI surface: I create it once, then stream updates to its data model (and once to its components) as activity deltas.").await?;
-    let surface = format!("dashboard-{}", digest(&ctx.new_id("surface")));
-    let id = message_id(&surface);
-    ctx.emit(snapshot(
-        &id,
-        A2UI_ACTIVITY,
-        json!({"status": "building"}),
-        Some(true),
-    ))
-    .await?;
-    pause(ctx).await?;
+    let (surface, id) = building(ctx, "dashboard-").await?;
     let mut events = vec![json!({"text": "Dashboard started"})];
     let data = json!({
         "metrics": metrics(0, 0, 0),
         "events": events,
         "status": format!("Live — tick 0 of {}", TICKS.len()),
     });
-    let content = json!({"a2ui_operations": [
-        op("createSurface", json!({"surfaceId": surface, "catalogId": BASIC_CATALOG_ID})),
-        op("updateComponents", json!({"surfaceId": surface, "components": components()})),
-        op("updateDataModel", json!({"surfaceId": surface, "path": "/", "value": data})),
-    ]});
+    let content = surface_ops(&surface, components(), data);
     ctx.emit(snapshot(&id, A2UI_ACTIVITY, content, Some(true)))
         .await?;
     let data_op = |path: &str, value: Value| {
@@ -100,7 +87,7 @@ pub async fn a2ui_dynamic(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     for (tick, (requests, p95, errors, what)) in TICKS.into_iter().enumerate() {
         pause(ctx).await?;
         pause(ctx).await?;
-        events.push(json!({"text": format!("{:02}:{:02} {what}", 14, tick * 5)}));
+        events.push(json!({"text": format!("14:{:02} {what}", tick * 5)}));
         let mut ops = vec![
             data_op("/metrics", metrics(requests, p95, errors)),
             data_op("/events", Value::Array(events.clone())),

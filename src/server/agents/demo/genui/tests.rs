@@ -41,14 +41,35 @@ pub(super) fn the_call(p: &Pipeline) -> (ToolCall, Value) {
     (call, args)
 }
 
-/// What the basic catalog allows: component name → (allowed properties, required properties).
-fn catalog() -> BTreeMap<String, (BTreeSet<String>, Vec<String>)> {
+fn catalog_json() -> Value {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/a2ui/specification/v0_9/catalogs/basic/catalog.json"
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let catalog: Value = serde_json::from_str(&text).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Every function a value calls (`{"call": name, …}`, at any depth) is one of the catalog's.
+fn check_calls(v: &Value, functions: &Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::String(name)) = o.get("call") {
+                assert!(
+                    functions.get(name).is_some(),
+                    "{name} is not a catalog function"
+                );
+            }
+            o.values().for_each(|x| check_calls(x, functions));
+        }
+        Value::Array(a) => a.iter().for_each(|x| check_calls(x, functions)),
+        _ => {}
+    }
+}
+
+/// What the basic catalog allows: component name → (allowed properties, required properties).
+fn catalog() -> BTreeMap<String, (BTreeSet<String>, Vec<String>)> {
+    let catalog = catalog_json();
     let mut out = BTreeMap::new();
     for (name, schema) in catalog["components"].as_object().unwrap() {
         // Common to every component: id, accessibility (ComponentCommon), weight
@@ -71,9 +92,11 @@ fn catalog() -> BTreeMap<String, (BTreeSet<String>, Vec<String>)> {
 }
 
 /// Check every v0.9 message of `ops`: the envelope, known components with their required and
-/// only their allowed properties, a root, and every child id defined on the surface.
+/// only their allowed properties, known functions, a root, and every child id defined on the
+/// surface.
 pub(super) fn check_a2ui_ops(ops: &[Value]) {
     let catalog = catalog();
+    check_calls(&Value::Array(ops.to_vec()), &catalog_json()["functions"]);
     let mut defined = BTreeSet::new();
     let mut referenced = Vec::new();
     for m in ops {
