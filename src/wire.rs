@@ -321,8 +321,8 @@ impl RunErrorCode {
             C::StorageFailed => "STORAGE_FAILED",
             C::EventLimit => "EVENT_LIMIT",
             C::StateLimit => crate::protocol::reduce::STATE_LIMIT,
-            C::UpstreamLimit => "RunErrorCode::UpstreamLimit",
-            C::InvalidInput => "RunErrorCode::InvalidInput",
+            C::UpstreamLimit => "UPSTREAM_LIMIT",
+            C::InvalidInput => "INVALID_INPUT",
             C::ApprovalTimeout => "APPROVAL_TIMEOUT",
             C::ServerRestarted => "SERVER_RESTARTED",
             C::UpstreamUnavailable => "UPSTREAM_UNAVAILABLE",
@@ -337,13 +337,13 @@ impl RunErrorCode {
             C::LlmStreamError => "LLM_STREAM_ERROR",
             C::LlmBadResponse => "LLM_BAD_RESPONSE",
             C::LlmTooManyRounds => "LLM_TOO_MANY_ROUNDS",
-            C::ForeignUnreachable => "RunErrorCode::ForeignUnreachable",
-            C::ForeignHttpError => "RunErrorCode::ForeignHttpError",
-            C::ForeignNotSse => "RunErrorCode::ForeignNotSse",
-            C::ForeignProtocolError => "RunErrorCode::ForeignProtocolError",
-            C::ForeignStreamTruncated => "RunErrorCode::ForeignStreamTruncated",
-            C::ForeignTimeout => "RunErrorCode::ForeignTimeout",
-            C::ForeignRunError => "RunErrorCode::ForeignRunError",
+            C::ForeignUnreachable => "FOREIGN_UNREACHABLE",
+            C::ForeignHttpError => "FOREIGN_HTTP_ERROR",
+            C::ForeignNotSse => "FOREIGN_NOT_SSE",
+            C::ForeignProtocolError => "FOREIGN_PROTOCOL_ERROR",
+            C::ForeignStreamTruncated => "FOREIGN_STREAM_TRUNCATED",
+            C::ForeignTimeout => "FOREIGN_TIMEOUT",
+            C::ForeignRunError => "FOREIGN_RUN_ERROR",
             C::Foreign(code) => code,
         }
     }
@@ -385,6 +385,12 @@ mod run_error_code_tests {
         let mut seen = std::collections::HashSet::new();
         for c in RunErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");
+            // The wire form is SCREAMING_SNAKE_CASE, like every AG-UI code.
+            assert!(
+                c.as_str().bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+                "{c} is sent as {:?}",
+                c.as_str()
+            );
             assert_eq!(&RunErrorCode::from_wire(c.as_str()), c);
             let json = serde_json::to_string(c).unwrap();
             assert_eq!(serde_json::from_str::<RunErrorCode>(&json).unwrap(), *c);

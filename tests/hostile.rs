@@ -892,7 +892,7 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
         .await
         .expect("the run ends");
     let last = events.last().unwrap();
-    assert_eq!(last["code"], "RunErrorCode::UpstreamLimit", "{last}");
+    assert_eq!(last["code"], "UPSTREAM_LIMIT", "{last}");
     let (_, peak) = s.memory();
     eprintln!(
         "hostile: copy bomb and flood ({} MB written by the flood): RSS {base} MiB → peak {peak} MiB",

@@ -309,7 +309,7 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
     let (_, code, message) = failing(addr, "py", "error_nocode").await;
     assert_eq!(
         (code.as_str(), message.as_str()),
-        ("RunErrorCode::ForeignRunError", "something went wrong")
+        ("FOREIGN_RUN_ERROR", "something went wrong")
     );
 
     // RUN_ERROR after RUN_FINISHED is a legal late failure: it wins.
@@ -325,7 +325,7 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
     ] {
         let (_, code, message) = failing(addr, "py", text).await;
         assert_eq!(
-            code, "RunErrorCode::ForeignProtocolError",
+            code, "FOREIGN_PROTOCOL_ERROR",
             "{text}: {message}"
         );
         assert!(message.contains(needle), "{text}: {message}");
@@ -333,7 +333,7 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
     }
 
     let (events, code, message) = failing(addr, "py", "truncated").await;
-    assert_eq!(code, "RunErrorCode::ForeignStreamTruncated", "{message}");
+    assert_eq!(code, "FOREIGN_STREAM_TRUNCATED", "{message}");
     assert!(
         message.contains("without RUN_FINISHED or RUN_ERROR"),
         "{message}"
@@ -350,11 +350,11 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
     );
 
     let (_, code, message) = failing(addr, "py", "empty").await;
-    assert_eq!(code, "RunErrorCode::ForeignStreamTruncated", "{message}");
+    assert_eq!(code, "FOREIGN_STREAM_TRUNCATED", "{message}");
     assert!(message.contains("without starting a run"), "{message}");
 
     let (_, code, message) = failing(addr, "down", "anything").await;
-    assert_eq!(code, "RunErrorCode::ForeignHttpError", "{message}");
+    assert_eq!(code, "FOREIGN_HTTP_ERROR", "{message}");
     assert!(message.contains("503"), "{message}");
     assert!(
         message.contains("database unavailable: connection pool exhausted"),
@@ -362,7 +362,7 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
     );
 
     let (_, code, message) = failing(addr, "json", "anything").await;
-    assert_eq!(code, "RunErrorCode::ForeignNotSse", "{message}");
+    assert_eq!(code, "FOREIGN_NOT_SSE", "{message}");
     assert!(message.contains("application/json"), "{message}");
     assert!(message.contains("this is not a stream"), "{message}");
 }
@@ -377,7 +377,7 @@ async fn an_unreachable_foreign_agent_is_reported() {
     let spec = format!("gone=http://127.0.0.1:{port}/agent?key=hidden");
     let (addr, _) = start_server(&["--proxy", &spec, "--db", ":memory:"]).await;
     let (_, code, message) = failing(addr, "gone", "hello").await;
-    assert_eq!(code, "RunErrorCode::ForeignUnreachable", "{message}");
+    assert_eq!(code, "FOREIGN_UNREACHABLE", "{message}");
     assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
     assert!(
         !message.contains("hidden"),

@@ -305,7 +305,7 @@ async fn a_foreign_agent_redirect_is_not_followed_and_its_headers_stay_home() {
         .await;
         let (code, message) = run_error(&events);
         assert_eq!(
-            code, "RunErrorCode::ForeignHttpError",
+            code, "FOREIGN_HTTP_ERROR",
             "{status}: {message}"
         );
         assert!(
@@ -343,7 +343,7 @@ async fn a_150_mb_model_answer_is_refused_by_the_defaults() {
     )
     .await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::UpstreamLimit", "{message}");
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
     let text: usize = events
         .iter()
         .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
@@ -377,7 +377,7 @@ async fn an_endless_model_answer_ends_with_upstream_limit() {
     )
     .await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::UpstreamLimit", "{message}");
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
     assert!(message.contains("--max-upstream-bytes"), "{message}");
     // What was relayed is at most the limit, and the text message was closed.
     let text: usize = events
@@ -421,7 +421,7 @@ async fn a_model_answer_of_too_many_chunks_ends_with_upstream_limit() {
     )
     .await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::UpstreamLimit", "{message}");
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
     assert!(message.contains("--max-upstream-events"), "{message}");
     let deltas = events
         .iter()
@@ -467,7 +467,7 @@ async fn a_whole_json_answer_past_the_byte_limit_ends_with_upstream_limit() {
     )
     .await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::UpstreamLimit", "{message}");
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
     assert!(!events.iter().any(|e| e["type"] == "TEXT_MESSAGE_CONTENT"));
 }
 
@@ -506,7 +506,7 @@ async fn an_endless_foreign_stream_ends_with_upstream_limit() {
     )
     .await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::UpstreamLimit", "{message}");
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
     assert!(message.contains("--max-upstream-bytes"), "{message}");
     let text: usize = events
         .iter()
@@ -550,7 +550,7 @@ async fn a_foreign_stream_of_too_many_events_ends_with_upstream_limit() {
     )
     .await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::UpstreamLimit", "{message}");
+    assert_eq!(code, "UPSTREAM_LIMIT", "{message}");
     assert!(message.contains("--max-upstream-events"), "{message}");
     assert!(events.iter().filter(|e| e["type"] == "CUSTOM").count() < 50);
     healthy(addr).await;
@@ -679,7 +679,7 @@ async fn a_thread_history_with_a_refused_url_ends_the_model_run_with_invalid_inp
         "messages": [{"id": "u-h2", "role": "user", "content": "and now?"}]});
     let events = run(addr, "gpt", &second, Duration::from_secs(20)).await;
     let (code, message) = run_error(&events);
-    assert_eq!(code, "RunErrorCode::InvalidInput", "{message}");
+    assert_eq!(code, "INVALID_INPUT", "{message}");
     assert!(
         message.contains("message 'u-h1', part 1 (image)") && message.contains("scheme 'http'"),
         "{message}"
@@ -706,7 +706,7 @@ async fn an_endless_line_ends_the_run_with_upstream_limit() {
         )
         .await;
         let (code, message) = run_error(&events);
-        assert_eq!(code, "RunErrorCode::UpstreamLimit", "{agent}: {message}");
+        assert_eq!(code, "UPSTREAM_LIMIT", "{agent}: {message}");
         assert!(message.contains("line"), "{agent}: {message}");
     }
     healthy(addr).await;

@@ -141,7 +141,9 @@ fn listen(
         // Compared as JS values: a frame's window on another (here opaque) origin is no
         // `instanceof Window` of this page, so it cannot be cast to one.
         let own: &wasm_bindgen::JsValue = own.as_ref();
-        let from_frame = ev.source().is_some_and(|s| s.as_ref() == own);
+        let from_frame = ev
+            .source()
+            .is_some_and(|s| AsRef::<wasm_bindgen::JsValue>::as_ref(&s) == own);
         if !from_frame {
             return;
         }
