@@ -151,19 +151,22 @@ fn check_string(s: &str, b: &Bounds) -> Result<(), A2uiError> {
     Ok(())
 }
 
+fn digits(u: u64) -> usize {
+    u.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
 fn scalar_len(v: &Value) -> usize {
     match v {
         Value::Null => 4,
         Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        // Numbers print in at most 24 bytes; counting their real length would mean printing them.
-        Value::Number(n) => {
-            if n.is_f64() {
-                24
-            } else {
-                20
-            }
-        }
+        // Integers by their digits; floats print in at most 24 bytes, counted as that much
+        // rather than printed.
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => digits(u),
+            (None, Some(i)) => 1 + digits(i.unsigned_abs()),
+            _ => 24,
+        },
         _ => 0,
     }
 }
