@@ -27,6 +27,7 @@ mod pattern;
 pub mod pointer;
 pub mod processor;
 mod schema;
+pub mod summary;
 pub mod topology;
 
 pub use action::user_action;

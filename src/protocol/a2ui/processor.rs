@@ -296,6 +296,29 @@ impl Processor {
         list.iter().map(|m| self.process(m)).collect()
     }
 
+    /// Applies every message of a list, going on past the ones that fail (as a renderer
+    /// does: one bad message must not hide the rest of a surface); returns the failures with
+    /// their index. A list longer than `max_operations` is cut there, and that is a failure too.
+    pub fn process_each(&mut self, messages: &[Value]) -> Vec<(usize, A2uiError)> {
+        let max = self.options.limits.max_operations;
+        let mut errors: Vec<(usize, A2uiError)> = messages
+            .iter()
+            .take(max)
+            .enumerate()
+            .filter_map(|(i, m)| self.process(m).err().map(|e| (i, e)))
+            .collect();
+        if messages.len() > max {
+            errors.push((
+                max,
+                A2uiError::limit(format!(
+                    "{} messages, more than {max}; the rest were ignored",
+                    messages.len()
+                )),
+            ));
+        }
+        errors
+    }
+
     /// Applies one message; on error nothing changed.
     pub fn process(&mut self, message: &Value) -> Result<Change, A2uiError> {
         let limits = self.options.limits;

@@ -516,3 +516,64 @@ fn activity_content() {
         SurfaceContent::Unknown
     );
 }
+
+#[test]
+fn inspect_reports_surfaces() {
+    use crate::protocol::inspect::{inspect, parse_recording};
+    let ops = json!([
+        create("form"),
+        components(
+            "form",
+            json!([
+                {"id": "root", "component": "Column", "children": ["name", "missing"]},
+                {"id": "name", "component": "TextField", "label": "Name", "value": {"path": "/name"}},
+            ])
+        ),
+        data("form", "/name", json!("Ada")),
+        json!({"version": "v0.9", "updateDataModel": {"surfaceId": "other", "value": 1}}),
+    ]);
+    let events = json!([
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "ACTIVITY_SNAPSHOT", "messageId": "a2ui-surface-1", "activityType": "a2ui-surface",
+         "content": {"status": "building"}, "replace": true},
+        {"type": "ACTIVITY_SNAPSHOT", "messageId": "a2ui-surface-2", "activityType": "a2ui-surface",
+         "content": {"a2ui_operations": ops}, "replace": true},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]);
+    let report = inspect(parse_recording(events.to_string().into_bytes()).unwrap());
+    let surfaces = report["a2uiSurfaces"].as_array().expect("a2uiSurfaces");
+    assert_eq!(
+        surfaces[0],
+        json!({"messageId": "a2ui-surface-1", "status": "building"})
+    );
+    let s = &surfaces[1];
+    assert_eq!(
+        (&s["surfaceId"], &s["components"], &s["dataModelBytes"]),
+        (&json!("form"), &json!(2), &json!(14))
+    );
+    let errors: Vec<&str> = s["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("message 3: IntegrityError: Surface not found for message: other")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("Dangling reference") && e.contains("missing")),
+        "{errors:?}"
+    );
+    // A recording without surfaces has no such key.
+    let plain = json!([{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}, {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}]);
+    assert!(
+        inspect(parse_recording(plain.to_string().into_bytes()).unwrap())
+            .get("a2uiSurfaces")
+            .is_none()
+    );
+}
