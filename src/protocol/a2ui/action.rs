@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::binding::{resolve, Scope};
 use super::error::A2uiError;
-use super::processor::Surface;
+use super::processor::{Component, Surface};
 
 /// The user action of the component `component_id` (a Button with an `action.event`).
 /// `item` is the absolute pointer of the List item it was rendered for, if any; `timestamp`
@@ -24,7 +24,20 @@ pub fn user_action(
             surface.id
         ))
     })?;
-    let Some(event) = c.value.get("action").and_then(|a| a.get("event")) else {
+    user_action_of(&surface.id, c, &surface.data_model, item, timestamp)
+}
+
+/// [`user_action`] from the parts: the surface id, the component and the data model to read
+/// the context from (the renderer's, with the user's local edits in it).
+pub fn user_action_of(
+    surface_id: &str,
+    component: &Component,
+    model: &Value,
+    item: Option<&str>,
+    timestamp: &str,
+) -> Result<Value, A2uiError> {
+    let component_id = component.id.as_str();
+    let Some(event) = component.value.get("action").and_then(|a| a.get("event")) else {
         return Err(A2uiError::validation(format!(
             "component '{component_id}' has no action event (a functionCall action runs locally and sends nothing)"
         )));
@@ -32,10 +45,7 @@ pub fn user_action(
     let name = event.get("name").and_then(Value::as_str).ok_or_else(|| {
         A2uiError::validation(format!("the action of '{component_id}' has no name"))
     })?;
-    let scope = Scope {
-        model: &surface.data_model,
-        base: item,
-    };
+    let scope = Scope { model, base: item };
     let context: Map<String, Value> = event
         .get("context")
         .and_then(Value::as_object)
@@ -47,7 +57,7 @@ pub fn user_action(
         .unwrap_or_default();
     Ok(json!({
         "name": name,
-        "surfaceId": surface.id,
+        "surfaceId": surface_id,
         "sourceComponentId": component_id,
         "context": context,
         "timestamp": timestamp,

@@ -23,19 +23,21 @@ pub mod error;
 pub mod functions;
 pub mod limits;
 pub mod message;
-mod pattern;
+pub mod pattern;
 pub mod pointer;
 pub mod processor;
 mod schema;
 pub mod summary;
 pub mod topology;
 
-pub use action::user_action;
+pub use action::{user_action, user_action_of};
 pub use catalog::{Catalog, BASIC_CATALOG_IDS};
 pub use error::{A2uiError, Category, Detail, DetailCode};
 pub use limits::A2uiLimits;
 pub use message::{parse_message, A2uiMessage, SUPPORTED_VERSIONS};
-pub use processor::{Change, Component, Processor, ProcessorOptions, Surface};
+pub use processor::{
+    write_data, Change, Component, Processor, ProcessorOptions, Surface, SurfaceIssue,
+};
 
 use serde_json::{Map, Value};
 

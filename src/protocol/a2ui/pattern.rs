@@ -148,7 +148,7 @@ fn parse(p: &str) -> Option<(Vec<Piece>, bool, bool)> {
 
 /// Whether `text` matches `pattern` (searching, like JavaScript's `test`); `None` when the
 /// pattern is outside the supported subset or too costly to decide.
-pub(crate) fn is_match(pattern: &str, text: &str) -> Option<bool> {
+pub fn is_match(pattern: &str, text: &str) -> Option<bool> {
     if pattern.len() > MAX_PATTERN {
         return None;
     }

@@ -180,37 +180,48 @@ impl Surface {
         value: Option<Value>,
         limits: &A2uiLimits,
     ) -> Result<String, A2uiError> {
-        let path = path.filter(|p| !p.is_empty()).unwrap_or("/");
-        if path.len() > limits.max_id_len {
-            return Err(A2uiError::limit(format!(
-                "a data-model path is longer than {} bytes",
-                limits.max_id_len
-            )));
-        }
-        let segments = pointer::parse(path)?;
-        if segments.len() > limits.max_json_depth {
-            return Err(A2uiError::limit(format!(
-                "a data-model path is deeper than {} levels",
-                limits.max_json_depth
-            )));
-        }
-        let mut model = self.data_model.clone();
-        match value {
-            Some(v) => {
-                measure(&v, &data_bounds(limits))?;
-                pointer::set(&mut model, &segments, v)?;
-            }
-            None => pointer::remove(&mut model, &segments),
-        }
-        measure(&model, &data_bounds(limits))?;
-        self.data_model = model;
-        Ok(path.to_string())
+        write_data(&mut self.data_model, path, value, limits)
     }
 
     /// A value of the data model by absolute pointer.
     pub fn read(&self, path: &str) -> Option<&Value> {
         pointer::get_path(&self.data_model, path)
     }
+}
+
+/// [`Surface::write`] on any data model (the renderer keeps its own, with the user's edits):
+/// returns the path written (`/` for the whole model).
+pub fn write_data(
+    model: &mut Value,
+    path: Option<&str>,
+    value: Option<Value>,
+    limits: &A2uiLimits,
+) -> Result<String, A2uiError> {
+    let path = path.filter(|p| !p.is_empty()).unwrap_or("/");
+    if path.len() > limits.max_id_len {
+        return Err(A2uiError::limit(format!(
+            "a data-model path is longer than {} bytes",
+            limits.max_id_len
+        )));
+    }
+    let segments = pointer::parse(path)?;
+    if segments.len() > limits.max_json_depth {
+        return Err(A2uiError::limit(format!(
+            "a data-model path is deeper than {} levels",
+            limits.max_json_depth
+        )));
+    }
+    let mut next = model.clone();
+    match value {
+        Some(v) => {
+            measure(&v, &data_bounds(limits))?;
+            pointer::set(&mut next, &segments, v)?;
+        }
+        None => pointer::remove(&mut next, &segments),
+    }
+    measure(&next, &data_bounds(limits))?;
+    *model = next;
+    Ok(path.to_string())
 }
 
 fn call_depth_message(depth: usize, max: usize) -> String {

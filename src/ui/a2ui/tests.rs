@@ -1,0 +1,1 @@
+//! Tests of the A2UI renderer.
