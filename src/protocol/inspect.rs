@@ -1,6 +1,7 @@
 //! Inspection of a recorded stream: detect its format (raw SSE, JSON Lines, a JSON array of
 //! events, or a conformance fixture), run it through the full client pipeline and build one JSON
-//! report. Pure, so the CLI, the tests and the browser share it.
+//! report (with a summary of each A2UI surface, `a2uiSurfaces`, when there are any). Pure, so
+//! the CLI, the tests and the browser share it.
 
 use super::error::ProtocolError;
 use serde_json::{json, Value};
@@ -183,6 +184,11 @@ pub fn inspect(inspection: Inspection) -> Value {
     });
     if let Some(r) = request {
         report["request"] = r;
+    }
+    // Only recordings with A2UI surfaces get the key, so other reports stay as they were.
+    let surfaces = super::a2ui::summary::summarize(&pipeline.conversation.messages);
+    if !surfaces.is_empty() {
+        report["a2uiSurfaces"] = Value::Array(surfaces);
     }
     report
 }

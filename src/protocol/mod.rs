@@ -2,6 +2,7 @@
 //! expansion, verification and the reducer. Pure Rust, no I/O; the same code runs on the server
 //! and in the browser.
 
+pub mod a2ui;
 pub mod chunks;
 pub mod compat;
 pub mod dialect;

@@ -1,6 +1,7 @@
 //! The Leptos UI, rendered on the server and hydrated in the browser: the studio page and one
 //! component per file.
 
+pub mod a2ui;
 pub mod activity;
 pub mod agent_picker;
 pub mod app;
