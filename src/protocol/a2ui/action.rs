@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::binding::{resolve, Scope};
 use super::error::A2uiError;
-use super::processor::{Component, Surface};
+use super::surface::{Component, Surface};
 
 /// The user action of the component `component_id` (a Button with an `action.event`).
 /// `item` is the absolute pointer of the List item it was rendered for, if any; `timestamp`

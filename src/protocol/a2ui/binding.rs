@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::catalog::is_binding;
+use super::check::is_binding;
 use super::functions;
 use super::pointer::{get_path, resolve_path};
 

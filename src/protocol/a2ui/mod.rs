@@ -19,6 +19,7 @@ pub mod action;
 mod basic;
 pub mod binding;
 pub mod catalog;
+mod check;
 pub mod error;
 pub mod functions;
 pub mod limits;
@@ -28,6 +29,7 @@ pub mod pointer;
 pub mod processor;
 mod schema;
 pub mod summary;
+pub mod surface;
 pub mod topology;
 
 pub use action::{user_action, user_action_of};
@@ -35,9 +37,8 @@ pub use catalog::{Catalog, BASIC_CATALOG_IDS};
 pub use error::{A2uiError, Category, Detail, DetailCode};
 pub use limits::A2uiLimits;
 pub use message::{parse_message, A2uiMessage, SUPPORTED_VERSIONS};
-pub use processor::{
-    write_data, Change, Component, Processor, ProcessorOptions, Surface, SurfaceIssue,
-};
+pub use processor::{Change, Processor, ProcessorOptions};
+pub use surface::{write_data, Component, Surface, SurfaceIssue};
 
 use serde_json::{Map, Value};
 

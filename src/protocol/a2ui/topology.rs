@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use super::catalog::{Catalog, ChildRef};
-use super::processor::Component;
+use super::surface::Component;
 
 /// The id of the component every surface renders from.
 pub const ROOT_ID: &str = "root";
