@@ -387,7 +387,9 @@ mod run_error_code_tests {
             assert!(seen.insert(c.as_str()), "duplicate {c}");
             // The wire form is SCREAMING_SNAKE_CASE, like every AG-UI code.
             assert!(
-                c.as_str().bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+                c.as_str()
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b == b'_'),
                 "{c} is sent as {:?}",
                 c.as_str()
             );

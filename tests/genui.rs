@@ -23,11 +23,23 @@ fn the_frame_loader_is_public_and_serves_its_own_policy() {
         let r = request(addr, "GET", q, &[], None).await;
         assert_eq!(r.status, 200, "{}", r.body);
         let csp = r.header("content-security-policy").unwrap_or_default();
-        assert!(csp.starts_with("sandbox allow-scripts; default-src 'none';"), "{csp}");
-        assert!(csp.contains("connect-src https://api.example.com;"), "{csp}");
-        assert!(csp.contains("script-src 'unsafe-inline' https://cdn.example.com;"), "{csp}");
+        assert!(
+            csp.starts_with("sandbox allow-scripts; default-src 'none';"),
+            "{csp}"
+        );
+        assert!(
+            csp.contains("connect-src https://api.example.com;"),
+            "{csp}"
+        );
+        assert!(
+            csp.contains("script-src 'unsafe-inline' https://cdn.example.com;"),
+            "{csp}"
+        );
         assert!(csp.contains("frame-ancestors 'self'"), "{csp}");
-        assert!(!csp.contains("unsafe-eval") && !csp.contains("nonce-"), "{csp}");
+        assert!(
+            !csp.contains("unsafe-eval") && !csp.contains("nonce-"),
+            "{csp}"
+        );
         assert!(r.body.contains("agui-studio/frame-html"), "{}", r.body);
         // The page itself still needs the token and keeps its own policy.
         let page = request(addr, "GET", "/", &[], None).await;
@@ -74,14 +86,22 @@ fn a_proxied_mcp_request_answers_in_the_result_and_leaves_no_thread() {
         assert_eq!(r.status, 200);
         // The run's end is written after its last event was sent.
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        let before = request(addr, "GET", "/api/threads/t-real", &[], None).await.body;
-        let side = body.replace("t-side", "t-real").replace("r-side", "r-side-2");
+        let before = request(addr, "GET", "/api/threads/t-real", &[], None)
+            .await
+            .body;
+        let side = body
+            .replace("t-side", "t-real")
+            .replace("r-side", "r-side-2");
         let r = request(addr, "POST", "/api/agents/demo", &[], Some(side.as_bytes())).await;
         assert_eq!(r.status, 200, "{}", r.body);
-        let after = request(addr, "GET", "/api/threads/t-real", &[], None).await.body;
+        let after = request(addr, "GET", "/api/threads/t-real", &[], None)
+            .await
+            .body;
         assert_eq!(before, after);
         // An unknown resource is a RUN_ERROR, not a result.
-        let bad = body.replace("ui://agui-studio/dice", "ui://nope").replace("r-side", "r-side-3");
+        let bad = body
+            .replace("ui://agui-studio/dice", "ui://nope")
+            .replace("r-side", "r-side-3");
         let r = request(addr, "POST", "/api/agents/demo", &[], Some(bad.as_bytes())).await;
         let evs = events(&r.body);
         assert_eq!(evs.last().unwrap()["type"], "RUN_ERROR", "{}", r.body);

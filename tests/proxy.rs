@@ -324,10 +324,7 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
         ("second_run", "second run"),
     ] {
         let (_, code, message) = failing(addr, "py", text).await;
-        assert_eq!(
-            code, "FOREIGN_PROTOCOL_ERROR",
-            "{text}: {message}"
-        );
+        assert_eq!(code, "FOREIGN_PROTOCOL_ERROR", "{text}: {message}");
         assert!(message.contains(needle), "{text}: {message}");
         assert!(message.contains(&py.addr.to_string()), "{text}: {message}");
     }

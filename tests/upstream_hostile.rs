@@ -304,10 +304,7 @@ async fn a_foreign_agent_redirect_is_not_followed_and_its_headers_stay_home() {
         )
         .await;
         let (code, message) = run_error(&events);
-        assert_eq!(
-            code, "FOREIGN_HTTP_ERROR",
-            "{status}: {message}"
-        );
+        assert_eq!(code, "FOREIGN_HTTP_ERROR", "{status}: {message}");
         assert!(
             message.contains(&status[..3]) && message.contains("redirects are not followed"),
             "{status}: {message}"

@@ -22,7 +22,9 @@ pub type Renderer = fn(Signal<Msg>) -> AnyView;
 
 /// The activity types with a renderer of their own.
 pub const RENDERERS: &[(&str, Renderer)] = &[
-    ("a2ui-surface", |message| view! { <A2uiCard message/> }.into_any()),
+    ("a2ui-surface", |message| {
+        view! { <A2uiCard message/> }.into_any()
+    }),
     ("open-generative-ui", |message| {
         view! { <ogui::OpenGenUi message/> }.into_any()
     }),
