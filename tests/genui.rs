@@ -19,7 +19,7 @@ fn events(body: &str) -> Vec<Value> {
 fn the_frame_loader_is_public_and_serves_its_own_policy() {
     common::run(async {
         let (addr, _) = start_server(&["--auth-token", "sesame", "--demo-delay-ms", "0"]).await;
-        let q = "/sandbox/frame?connect=https://api.example.com+'unsafe-eval'+*&resource=https://cdn.example.com&v=3";
+        let q = "/sandbox/frame?connect=https://api.example.com+%27unsafe-eval%27+*&resource=https://cdn.example.com&v=3";
         let r = request(addr, "GET", q, &[], None).await;
         assert_eq!(r.status, 200, "{}", r.body);
         let csp = r.header("content-security-policy").unwrap_or_default();
