@@ -115,7 +115,8 @@ export async function send(page, text) {
 
 /** Wait until no run is active (the composer shows "Send" again). */
 export async function idle(page, timeout = 20000) {
-  await page.getByRole("button", { name: "Send" }).waitFor({ timeout });
+  // The composer's button (an agent's surface may have a "Send" button of its own).
+  await page.getByRole("button", { name: "Send", exact: true }).and(page.locator(".send-btn")).waitFor({ timeout });
 }
 
 /** Where the tests' screenshots go. */
