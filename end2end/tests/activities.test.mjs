@@ -52,6 +52,8 @@ test("mcp_app: the ui:// view is fetched through the agent and speaks the MCP Ap
   // tools/call goes through the agent (a side run) and comes back.
   await app.getByRole("button", { name: "Roll again (tools/call)" }).click();
   await app.locator("#log").filter({ hasText: "Rolled again." }).waitFor({ timeout: 15000 });
+  await card.scrollIntoViewIfNeeded();
+  await shoot(page, "activities-mcp-app");
   // The side run stayed out of the thread: no new turn, no new run in the thread list.
   const turns = await page.getByRole("log", { name: "Conversation" }).locator(".turn").count();
   // ui/open-link asks the user first; Cancel answers the app with an error.
@@ -66,7 +68,6 @@ test("mcp_app: the ui:// view is fetched through the agent and speaks the MCP Ap
   await idle(page);
   assert.ok((await page.getByRole("log", { name: "Conversation" }).locator(".turn").count()) > turns);
   assert.ok(first.length > 0);
-  await shoot(page, "activities-mcp-app");
   assert.deepEqual(problems, []);
   await page.close();
 });

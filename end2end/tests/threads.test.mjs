@@ -31,7 +31,10 @@ const idle = (page, timeout = 30000) => idleUntil(page, timeout);
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 const threads = (page) => page.getByRole("navigation", { name: "Threads" });
 const threadOf = (page) => new URL(page.url()).searchParams.get("thread");
-const lastAnswer = (page) => log(page).locator(".msg-assistant .md").last().innerText();
+// The rendered text, whitespace folded: a long paragraph streams in block sections, whose
+// boundaries innerText shows as line breaks.
+const lastAnswer = async (page) =>
+  (await log(page).locator(".msg-assistant .md").last().innerText()).replace(/\s+/g, " ").trim();
 
 test("a reload restores the conversation, rendered on the server before hydration", async () => {
   const { page, problems } = await open();
