@@ -252,6 +252,13 @@ pub fn modal(n: Node) -> AnyView {
     let dialog = move || {
         open.get().then(|| {
             let content = content.child_at("content");
+            // Focus goes into the dialog when it opens (Escape then closes it).
+            let close = NodeRef::<leptos::html::Button>::new();
+            Effect::new(move || {
+                if let Some(b) = close.get() {
+                    let _ = b.focus();
+                }
+            });
             view! {
                 <div class="a2ui-modal-backdrop" on:click=move |_| open.set(false)>
                     <div class="a2ui-modal" role="dialog" aria-modal="true"
@@ -259,7 +266,7 @@ pub fn modal(n: Node) -> AnyView {
                         on:click=|ev| ev.stop_propagation()
                         on:keydown=move |ev| if ev.key() == "Escape" { open.set(false) }>
                         {content}
-                        <button type="button" class="a2ui-modal-close" on:click=move |_| open.set(false)>"Close"</button>
+                        <button type="button" class="a2ui-modal-close" node_ref=close on:click=move |_| open.set(false)>"Close"</button>
                     </div>
                 </div>
             }
