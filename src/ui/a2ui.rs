@@ -110,7 +110,7 @@ pub fn A2uiSurface(
     view! {
         <div class="a2ui" data-role="a2ui">
             {move || status.get().map(|s| view! {
-                <div class=format!("a2ui-status a2ui-status-{}", state::pick(Some(&Value::String(s.status.clone())), &["building", "retrying", "failed"], "other"))
+                <div class=format!("a2ui-status a2ui-status-{}", status_class(&s.status))
                     role="status" aria-live="polite">{s.text}</div>
             })}
             {move || issue_list(errors.get())}
@@ -185,6 +185,16 @@ fn SurfaceView(
             {move || ctx.note.get().map(|n| view! { <p class="a2ui-note" role="alert">{n}</p> })}
             {node(ctx, "root".into(), None, 1, Arc::new(Vec::new()))}
         </section>
+    }
+}
+
+/// The class of a lifecycle status (only the three the middleware sends; others read as one).
+fn status_class(status: &str) -> &'static str {
+    match status {
+        "building" => "building",
+        "retrying" => "retrying",
+        "failed" => "failed",
+        _ => "other",
     }
 }
 

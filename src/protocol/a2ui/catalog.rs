@@ -21,6 +21,15 @@ pub const BASIC_CATALOG_IDS: [&str; 3] = [
     "basic",
 ];
 
+/// The values the basic catalog allows for an enum property (`Row.justify`, `Text.variant`…);
+/// empty when the property is not an enum. The renderer takes class names only from these.
+pub fn basic_enum(component: &str, prop: &str) -> &'static [&'static str] {
+    match basic::component(component).and_then(|s| basic::prop(s, prop)) {
+        Some(Ty::Enum(values)) => values,
+        _ => &[],
+    }
+}
+
 /// A catalog a surface is checked against.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Catalog {

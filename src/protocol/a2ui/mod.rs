@@ -33,7 +33,7 @@ pub mod surface;
 pub mod topology;
 
 pub use action::{user_action, user_action_of};
-pub use catalog::{Catalog, BASIC_CATALOG_IDS};
+pub use catalog::{basic_enum, Catalog, BASIC_CATALOG_IDS};
 pub use error::{A2uiError, Category, Detail, DetailCode};
 pub use limits::A2uiLimits;
 pub use message::{parse_message, A2uiMessage, SUPPORTED_VERSIONS};
