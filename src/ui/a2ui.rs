@@ -35,17 +35,10 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::protocol::a2ui::A2uiLimits;
 use crate::protocol::types::Message;
 use node::issue_list;
-pub use node::{node, placeholder, Node};
-use state::{hex_color, process, Snap};
-
-/// The limits the renderer applies (the processor's defaults).
-pub const LIMITS: A2uiLimits = A2uiLimits::DEFAULT;
-
-/// Builds one component's view.
-pub type Renderer = fn(Node) -> AnyView;
+pub use node::{node, placeholder, Ctx, Node, Renderer, LIMITS};
+use state::{hex_color, process};
 
 /// Component type → renderer: the whole basic catalog.
 pub const REGISTRY: &[(&str, Renderer)] = &[
@@ -69,17 +62,12 @@ pub const REGISTRY: &[(&str, Renderer)] = &[
     ("DateTimeInput", inputs::date_time_input),
 ];
 
-/// What every component of one surface shares.
-#[derive(Clone, Copy)]
-pub struct Ctx {
-    pub surface_id: StoredValue<String>,
-    pub snap: Memo<Option<Snap>>,
-    /// The surface's data model with the user's edits in it.
-    pub data: Memo<Value>,
-    pub edits: RwSignal<Vec<(String, Value)>>,
-    /// The last local problem (a write past a bound, an action that could not be built).
-    pub note: RwSignal<Option<String>>,
-    pub on_action: Callback<Value>,
+/// The renderer of a component type, if the registry has one.
+pub fn lookup(kind: &str) -> Option<Renderer> {
+    REGISTRY
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map(|(_, r)| *r)
 }
 
 /// An A2UI surface from an `a2ui-surface` activity message.
@@ -146,6 +134,7 @@ fn SurfaceView(
         edits,
         note: RwSignal::new(None),
         on_action,
+        lookup,
     };
     let theme = Memo::new(move |_| {
         snap.with(|s| {

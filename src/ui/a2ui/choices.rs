@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::inputs::{errors_view, failing_checks, field_value, store};
+use super::node::Node;
 use super::state::pick;
-use super::Node;
 use crate::protocol::a2ui::binding::{display, resolve, Scope};
 
 /// `ChoicePicker`: radios (mutually exclusive) or checkboxes (multiple) in a fieldset whose

@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::node::{placeholder, Node};
 use super::state::{icon_glyph, pick};
-use super::{placeholder, Node};
 use crate::ui::render_hints::image::{self, check_url, remote_host, ImageProps};
 
 /// `Text`: h1–h5 as headings (`role="heading"` with a level, not document headings, so a

@@ -8,8 +8,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::node::Node;
 use super::state::{now_iso, pick};
-use super::Node;
 use crate::protocol::a2ui::binding::{display, resolve, Scope};
 use crate::protocol::a2ui::pattern::is_match;
 use crate::protocol::a2ui::user_action_of;

@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::node::{Node, LIMITS};
 use super::state::pick;
-use super::{Node, LIMITS};
 use crate::protocol::a2ui::pointer::{get_path, resolve_path};
 
 /// What `children` says: ids, or a template over a data-model list.
