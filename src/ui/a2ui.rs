@@ -35,17 +35,10 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::protocol::a2ui::A2uiLimits;
 use crate::protocol::types::Message;
 use node::issue_list;
-pub use node::{node, placeholder, Node};
-use state::{hex_color, process, Snap};
-
-/// The limits the renderer applies (the processor's defaults).
-pub const LIMITS: A2uiLimits = A2uiLimits::DEFAULT;
-
-/// Builds one component's view.
-pub type Renderer = fn(Node) -> AnyView;
+pub use node::{node, placeholder, Ctx, Node, Renderer, LIMITS};
+use state::{hex_color, process};
 
 /// Component type → renderer: the whole basic catalog.
 pub const REGISTRY: &[(&str, Renderer)] = &[
@@ -69,17 +62,12 @@ pub const REGISTRY: &[(&str, Renderer)] = &[
     ("DateTimeInput", inputs::date_time_input),
 ];
 
-/// What every component of one surface shares.
-#[derive(Clone, Copy)]
-pub struct Ctx {
-    pub surface_id: StoredValue<String>,
-    pub snap: Memo<Option<Snap>>,
-    /// The surface's data model with the user's edits in it.
-    pub data: Memo<Value>,
-    pub edits: RwSignal<Vec<(String, Value)>>,
-    /// The last local problem (a write past a bound, an action that could not be built).
-    pub note: RwSignal<Option<String>>,
-    pub on_action: Callback<Value>,
+/// The renderer of a component type, if the registry has one.
+pub fn lookup(kind: &str) -> Option<Renderer> {
+    REGISTRY
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map(|(_, r)| *r)
 }
 
 /// An A2UI surface from an `a2ui-surface` activity message.
@@ -110,7 +98,7 @@ pub fn A2uiSurface(
     view! {
         <div class="a2ui" data-role="a2ui">
             {move || status.get().map(|s| view! {
-                <div class=format!("a2ui-status a2ui-status-{}", state::pick(Some(&Value::String(s.status.clone())), &["building", "retrying", "failed"], "other"))
+                <div class=format!("a2ui-status a2ui-status-{}", status_class(&s.status))
                     role="status" aria-live="polite">{s.text}</div>
             })}
             {move || issue_list(errors.get())}
@@ -146,6 +134,7 @@ fn SurfaceView(
         edits,
         note: RwSignal::new(None),
         on_action,
+        lookup,
     };
     let theme = Memo::new(move |_| {
         snap.with(|s| {
@@ -185,6 +174,16 @@ fn SurfaceView(
             {move || ctx.note.get().map(|n| view! { <p class="a2ui-note" role="alert">{n}</p> })}
             {node(ctx, "root".into(), None, 1, Arc::new(Vec::new()))}
         </section>
+    }
+}
+
+/// The class of a lifecycle status (only the three the middleware sends; others read as one).
+fn status_class(status: &str) -> &'static str {
+    match status {
+        "building" => "building",
+        "retrying" => "retrying",
+        "failed" => "failed",
+        _ => "other",
     }
 }
 

@@ -6,8 +6,9 @@
 use serde_json::{json, Map, Value};
 
 use super::binding::{resolve, Scope};
+use super::component::Component;
 use super::error::A2uiError;
-use super::surface::{Component, Surface};
+use super::surface::Surface;
 
 /// The user action of the component `component_id` (a Button with an `action.event`).
 /// `item` is the absolute pointer of the List item it was rendered for, if any; `timestamp`

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use super::basic::{self, Ty};
 use super::check::{validate_basic, ENVELOPE_KEYS};
 use super::error::{A2uiError, Detail, DetailCode};
+use super::refs::{child_list_refs, push_id, ChildRef};
 use super::schema;
 
 /// The ids the basic catalog answers to: its own `catalogId`, the id the official AG-UI
@@ -20,6 +21,15 @@ pub const BASIC_CATALOG_IDS: [&str; 3] = [
     "https://a2ui.org/specification/v0_9/basic_catalog.json",
     "basic",
 ];
+
+/// The values the basic catalog allows for an enum property (`Row.justify`, `Text.variant`…);
+/// empty when the property is not an enum. The renderer takes class names only from these.
+pub fn basic_enum(component: &str, prop: &str) -> &'static [&'static str] {
+    match basic::component(component).and_then(|s| basic::prop(s, prop)) {
+        Some(Ty::Enum(values)) => values,
+        _ => &[],
+    }
+}
 
 /// A catalog a surface is checked against.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,14 +47,6 @@ pub struct SchemaCatalog {
     pub components: Map<String, Value>,
     pub functions: Option<Value>,
     pub theme: Option<Value>,
-}
-
-/// A reference from one component to another.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChildRef {
-    pub id: String,
-    /// Through a List template (`{componentId, path}`): rendered once per data item.
-    pub template: bool,
 }
 
 impl Catalog {
@@ -242,21 +244,4 @@ fn unknown_component(kind: &str) -> Detail {
 
 fn is_hex_color(s: &str) -> bool {
     s.len() == 7 && s.starts_with('#') && s[1..].bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-fn push_id(v: &Value, template: bool, out: &mut Vec<ChildRef>) {
-    if let Some(id) = v.as_str() {
-        out.push(ChildRef {
-            id: id.to_string(),
-            template,
-        });
-    }
-}
-
-pub(crate) fn child_list_refs(v: &Value, out: &mut Vec<ChildRef>) {
-    match v {
-        Value::Array(ids) => ids.iter().for_each(|id| push_id(id, false, out)),
-        Value::Object(t) => push_id(t.get("componentId").unwrap_or(&Value::Null), true, out),
-        _ => {}
-    }
 }

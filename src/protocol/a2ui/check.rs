@@ -125,48 +125,34 @@ fn check(ty: Ty, v: &Value, path: &str, out: &mut Vec<Detail>) {
             None => bad(path, "an object", out),
         },
         Ty::Action => check_action(v, path, out),
-        Ty::Checks => match v.as_array() {
-            Some(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let at = format!("{path}.{i}");
-                    object_with(
-                        item,
-                        &at,
-                        &[("condition", Ty::DynBool, true), ("message", Ty::Str, true)],
-                        out,
-                    );
-                }
+        Ty::Checks => list_of(v, path, CHECK, false, "a list of checks", out),
+        Ty::Tabs => list_of(v, path, TAB, true, "a non-empty list of tabs", out),
+        Ty::Options => list_of(v, path, OPTION, false, "a list of options", out),
+    }
+}
+
+/// The items of `checks`, `tabs` and `options` (common types `CheckRule`, the Tabs and
+/// ChoicePicker item objects).
+const CHECK: &[basic::Prop] = &[("condition", Ty::DynBool, true), ("message", Ty::Str, true)];
+const TAB: &[basic::Prop] = &[("title", Ty::DynStr, true), ("child", Ty::Id, true)];
+const OPTION: &[basic::Prop] = &[("label", Ty::DynStr, true), ("value", Ty::Str, true)];
+
+/// A list whose items are objects with exactly `props`.
+fn list_of(
+    v: &Value,
+    path: &str,
+    props: &[basic::Prop],
+    non_empty: bool,
+    what: &str,
+    out: &mut Vec<Detail>,
+) {
+    match v.as_array() {
+        Some(items) if !(non_empty && items.is_empty()) => {
+            for (i, item) in items.iter().enumerate() {
+                object_with(item, &format!("{path}.{i}"), props, out);
             }
-            None => bad(path, "a list of checks", out),
-        },
-        Ty::Tabs => match v.as_array() {
-            Some(items) if !items.is_empty() => {
-                for (i, item) in items.iter().enumerate() {
-                    let at = format!("{path}.{i}");
-                    object_with(
-                        item,
-                        &at,
-                        &[("title", Ty::DynStr, true), ("child", Ty::Id, true)],
-                        out,
-                    );
-                }
-            }
-            _ => bad(path, "a non-empty list of tabs", out),
-        },
-        Ty::Options => match v.as_array() {
-            Some(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let at = format!("{path}.{i}");
-                    object_with(
-                        item,
-                        &at,
-                        &[("label", Ty::DynStr, true), ("value", Ty::Str, true)],
-                        out,
-                    );
-                }
-            }
-            None => bad(path, "a list of options", out),
-        },
+        }
+        _ => bad(path, what, out),
     }
 }
 

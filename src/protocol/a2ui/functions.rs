@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use super::binding::{binding_path, display, Scope};
 use super::pattern;
+use super::scope::{binding_path, display, Scope};
 
 /// The validator's bound on nested calls (`A2uiLimits::max_call_depth`'s default).
 pub const MAX_CALL_DEPTH: usize = 5;

@@ -20,6 +20,8 @@ mod basic;
 pub mod binding;
 pub mod catalog;
 mod check;
+pub mod component;
+pub mod content;
 pub mod error;
 pub mod functions;
 pub mod limits;
@@ -27,57 +29,24 @@ pub mod message;
 pub mod pattern;
 pub mod pointer;
 pub mod processor;
+pub mod refs;
 mod schema;
+pub mod scope;
 pub mod summary;
 pub mod surface;
 pub mod topology;
 
 pub use action::{user_action, user_action_of};
-pub use catalog::{Catalog, BASIC_CATALOG_IDS};
+pub use catalog::{basic_enum, Catalog, BASIC_CATALOG_IDS};
+pub use component::Component;
+pub use content::{
+    surface_content, SurfaceContent, ACTIVITY_TYPE, MESSAGE_ID_PREFIX, OPERATIONS_KEY,
+};
 pub use error::{A2uiError, Category, Detail, DetailCode};
 pub use limits::A2uiLimits;
 pub use message::{parse_message, A2uiMessage, SUPPORTED_VERSIONS};
 pub use processor::{Change, Processor, ProcessorOptions};
-pub use surface::{write_data, Component, Surface, SurfaceIssue};
-
-use serde_json::{Map, Value};
-
-/// The AG-UI `activityType` of an A2UI surface.
-pub const ACTIVITY_TYPE: &str = "a2ui-surface";
-/// The key of the activity content that holds the A2UI messages.
-pub const OPERATIONS_KEY: &str = "a2ui_operations";
-/// The prefix of the activity's message id (`a2ui-surface-<id>`).
-pub const MESSAGE_ID_PREFIX: &str = "a2ui-surface-";
-
-/// What an `a2ui-surface` activity's content says.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SurfaceContent<'a> {
-    /// A2UI messages to apply, in order.
-    Operations(&'a [Value]),
-    /// The surface is not there yet: `building`, `retrying` or `failed` (with what the
-    /// producer said about it: `attempt`, `maxAttempts`, `error`, `errors`, `progressTokens`).
-    Status {
-        status: &'a str,
-        detail: &'a Map<String, Value>,
-    },
-    /// Neither: a content this version does not know.
-    Unknown,
-}
-
-/// Reads an activity content: operations win over a status (a producer that sent both has
-/// the surface already).
-pub fn surface_content(content: &Map<String, Value>) -> SurfaceContent<'_> {
-    if let Some(Value::Array(ops)) = content.get(OPERATIONS_KEY) {
-        return SurfaceContent::Operations(ops);
-    }
-    match content.get("status") {
-        Some(Value::String(s)) => SurfaceContent::Status {
-            status: s,
-            detail: content,
-        },
-        _ => SurfaceContent::Unknown,
-    }
-}
+pub use surface::{write_data, Surface, SurfaceIssue};
 
 #[cfg(test)]
 mod tests;

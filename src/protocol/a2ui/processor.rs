@@ -7,10 +7,11 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::catalog::{Catalog, BASIC_CATALOG_IDS};
+use super::component::Component;
 use super::error::{A2uiError, Category, DetailCode};
 use super::limits::{measure, A2uiLimits};
 use super::message::{parse_message, A2uiMessage};
-use super::surface::{call_depth_message, component_bounds, Component, Surface};
+use super::surface::{call_depth_message, component_bounds, Surface};
 use super::topology::{self, Issue};
 
 /// How the processor judges what it is sent.

@@ -8,9 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use super::catalog::{child_list_refs, ChildRef};
 use super::error::{Detail, DetailCode};
 use super::pattern;
+use super::refs::{child_list_refs, ChildRef};
 
 const MAX_SCHEMA_DEPTH: usize = 16;
 

@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 
+use super::content::{surface_content, SurfaceContent, ACTIVITY_TYPE};
 use super::processor::{Processor, ProcessorOptions};
-use super::{surface_content, SurfaceContent, ACTIVITY_TYPE};
 use crate::protocol::types::Message;
 
 /// One entry per surface: `{messageId, surfaceId, catalogId, components, dataModelBytes,

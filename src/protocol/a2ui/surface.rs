@@ -7,19 +7,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalog::Catalog;
+use super::component::Component;
 use super::error::A2uiError;
 use super::limits::{measure, A2uiLimits, Bounds};
 use super::pointer;
 use super::topology;
-
-/// One component: its id, its type and the object as it was sent (`id` and `component`
-/// included, so a catalog sees what the agent wrote).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Component {
-    pub id: String,
-    pub kind: String,
-    pub value: Map<String, Value>,
-}
 
 /// Something wrong with a surface that does not stop it from rendering.
 #[derive(Debug, Clone, PartialEq, Eq)]

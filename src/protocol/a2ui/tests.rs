@@ -577,3 +577,96 @@ fn inspect_reports_surfaces() {
             .is_none()
     );
 }
+
+/// JSON built from A2UI's own vocabulary, so random input reaches deep into the processor.
+fn arb_a2ui() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let keys = prop::sample::select(vec![
+        "version",
+        "createSurface",
+        "updateComponents",
+        "updateDataModel",
+        "deleteSurface",
+        "surfaceId",
+        "catalogId",
+        "components",
+        "id",
+        "component",
+        "children",
+        "child",
+        "path",
+        "value",
+        "text",
+        "action",
+        "event",
+        "context",
+        "call",
+        "args",
+        "tabs",
+        "componentId",
+        "checks",
+        "condition",
+        "theme",
+        "primaryColor",
+        "root",
+    ]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-5i64..5).prop_map(|n| json!(n)),
+        prop::sample::select(vec![
+            "v0.9",
+            "s",
+            "root",
+            "basic",
+            "Text",
+            "Column",
+            "Card",
+            "Button",
+            "List",
+            "/a",
+            "/a/0",
+            "a",
+            "~",
+            "/-",
+            "formatString",
+            "not",
+            "and",
+        ])
+        .prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(6, 64, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((keys.clone(), inner), 0..6).prop_map(|kv| Value::Object(
+                kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+            )),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+    /// Whatever arrives, the processor answers (strict or lenient) and every surface it keeps
+    /// stays within its bounds, can be judged, rendered as text and acted on.
+    #[test]
+    fn random_messages_never_panic(msgs in proptest::collection::vec(arb_a2ui(), 0..12)) {
+        for options in [ProcessorOptions::RENDERER, ProcessorOptions::STRICT] {
+            let mut p = Processor::new(options);
+            p.process(&create("s")).unwrap();
+            let _ = p.process_each(&msgs);
+            for s in p.surfaces() {
+                let _ = s.issues(&options.limits);
+                let scope = Scope::root(&s.data_model);
+                for c in s.components.values() {
+                    for v in c.value.values() {
+                        let _ = text(v, &scope);
+                    }
+                    let _ = user_action(s, &c.id, Some("/a/0"), "t");
+                }
+            }
+            let _ = p.renderer_data_model();
+        }
+    }
+}

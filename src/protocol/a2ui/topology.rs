@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::catalog::{Catalog, ChildRef};
-use super::surface::Component;
+use super::catalog::Catalog;
+use super::component::Component;
+use super::refs::ChildRef;
 
 /// The id of the component every surface renders from.
 pub const ROOT_ID: &str = "root";

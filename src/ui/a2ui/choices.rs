@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::inputs::{errors_view, failing_checks, field_value, store};
+use super::node::Node;
 use super::state::pick;
-use super::Node;
 use crate::protocol::a2ui::binding::{display, resolve, Scope};
 
 /// `ChoicePicker`: radios (mutually exclusive) or checkboxes (multiple) in a fieldset whose
@@ -31,15 +31,13 @@ pub fn choice_picker(n: Node) -> AnyView {
     );
     let multiple = Memo::new(move |_| {
         variant.with(|v| {
-            pick(
-                v.as_ref(),
-                &["multipleSelection", "mutuallyExclusive"],
-                "mutuallyExclusive",
-            ) == "multipleSelection"
+            pick(v.as_ref(), ("ChoicePicker", "variant"), "mutuallyExclusive")
+                == "multipleSelection"
         })
     });
-    let chips =
-        move || style.with(|v| pick(v.as_ref(), &["checkbox", "chips"], "checkbox") == "chips");
+    let chips = move || {
+        style.with(|v| pick(v.as_ref(), ("ChoicePicker", "displayStyle"), "checkbox") == "chips")
+    };
     let options_prop = n.prop("options");
     let (data, scope) = (n.ctx.data, n.scope.clone());
     let options = Memo::new(move |_| {

@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::node::{placeholder, Node};
 use super::state::{icon_glyph, pick};
-use super::{placeholder, Node};
 use crate::ui::render_hints::image::{self, check_url, remote_host, ImageProps};
 
 /// `Text`: h1–h5 as headings (`role="heading"` with a level, not document headings, so a
@@ -16,15 +16,9 @@ pub fn text(n: Node) -> AnyView {
     let variant = n.prop("variant");
     let (label, desc) = n.a11y();
     let level = Memo::new(move |_| {
-        variant.with(|v| {
-            match pick(
-                v.as_ref(),
-                &["h1", "h2", "h3", "h4", "h5", "caption", "body"],
-                "body",
-            ) {
-                v if v.starts_with('h') => v[1..].parse::<u8>().ok(),
-                _ => None,
-            }
+        variant.with(|v| match pick(v.as_ref(), ("Text", "variant"), "body") {
+            v if v.starts_with('h') => v[1..].parse::<u8>().ok(),
+            _ => None,
         })
     });
     let caption =
@@ -49,29 +43,9 @@ pub fn image(n: Node) -> AnyView {
     let fit = n.prop("fit");
     let variant = n.prop("variant");
     let class = move || {
-        let f = fit.with(|v| {
-            pick(
-                v.as_ref(),
-                &["contain", "cover", "fill", "none", "scaleDown"],
-                "fill",
-            )
-            .to_string()
-        });
-        let v = variant.with(|v| {
-            pick(
-                v.as_ref(),
-                &[
-                    "icon",
-                    "avatar",
-                    "smallFeature",
-                    "mediumFeature",
-                    "largeFeature",
-                    "header",
-                ],
-                "mediumFeature",
-            )
-            .to_string()
-        });
+        let f = fit.with(|v| pick(v.as_ref(), ("Image", "fit"), "fill").to_string());
+        let v =
+            variant.with(|v| pick(v.as_ref(), ("Image", "variant"), "mediumFeature").to_string());
         format!("a2ui-image a2ui-fit-{f} a2ui-img-{v}")
     };
     let body = move || {

@@ -8,8 +8,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::node::Node;
 use super::state::{now_iso, pick};
-use super::Node;
 use crate::protocol::a2ui::binding::{display, resolve, Scope};
 use crate::protocol::a2ui::pattern::is_match;
 use crate::protocol::a2ui::user_action_of;
@@ -70,9 +70,7 @@ pub fn button(n: Node) -> AnyView {
     let class = move || {
         format!(
             "a2ui-button a2ui-button-{}",
-            variant.with(
-                |v| pick(v.as_ref(), &["default", "primary", "borderless"], "default").to_string()
-            )
+            variant.with(|v| pick(v.as_ref(), ("Button", "variant"), "default").to_string())
         )
     };
     let err_id = n.dom_id("errors");
@@ -145,14 +143,7 @@ pub fn text_field(n: Node) -> AnyView {
     let current = move || local.get().unwrap_or_else(|| value.get());
     let variant = n.prop("variant");
     let kind = Memo::new(move |_| {
-        variant.with(|v| {
-            pick(
-                v.as_ref(),
-                &["longText", "number", "shortText", "obscured"],
-                "shortText",
-            )
-            .to_string()
-        })
+        variant.with(|v| pick(v.as_ref(), ("TextField", "variant"), "shortText").to_string())
     });
     let regexp = n.prop("validationRegexp");
     let checks = failing_checks(&n);

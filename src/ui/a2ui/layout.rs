@@ -5,20 +5,9 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::node::{Node, LIMITS};
 use super::state::pick;
-use super::{Node, LIMITS};
 use crate::protocol::a2ui::pointer::{get_path, resolve_path};
-
-const JUSTIFY: &[&str] = &[
-    "center",
-    "end",
-    "spaceAround",
-    "spaceBetween",
-    "spaceEvenly",
-    "start",
-    "stretch",
-];
-const ALIGN: &[&str] = &["start", "center", "end", "stretch"];
 
 /// What `children` says: ids, or a template over a data-model list.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,18 +48,32 @@ fn children(n: &Node, item_role: Option<&'static str>) -> impl IntoView {
     let prop = n.prop("children");
     let scope = n.scope.clone();
     let spec = Memo::new(move |_| prop.with(|v| read_children(v.as_ref(), scope.as_deref())));
+    // The view is rebuilt only when the kind of list changes (ids ↔ template, or another
+    // template); a new id list goes through `For`, which keeps the children already there.
+    let template = Memo::new(move |_| {
+        spec.with(|s| match s {
+            Children::Ids(_) => None,
+            Children::Template { component, path } => Some((component.clone(), path.clone())),
+        })
+    });
+    let ids = move || {
+        spec.with(|s| match s {
+            Children::Ids(ids) => ids.clone(),
+            Children::Template { .. } => Vec::new(),
+        })
+    };
     let n = n.clone();
-    move || match spec.get() {
-        Children::Ids(ids) => {
+    move || match template.get() {
+        None => {
             let n = n.clone();
             view! {
-                <For each=move || ids.clone() key=|id| id.clone() let:id>
+                <For each=ids key=|id| id.clone() let:id>
                     <div class="a2ui-child" role=item_role>{n.child(id, n.scope.clone())}</div>
                 </For>
             }
             .into_any()
         }
-        Children::Template { component, path } => {
+        Some((component, path)) => {
             let data = n.ctx.data;
             let p = path.clone();
             let total = Memo::new(move |_| {
@@ -95,14 +98,14 @@ fn children(n: &Node, item_role: Option<&'static str>) -> impl IntoView {
     }
 }
 
-fn flex(n: Node, dir: &'static str) -> AnyView {
+fn flex(n: Node, kind: &'static str, dir: &'static str) -> AnyView {
     let (justify, align) = (n.prop("justify"), n.prop("align"));
     let (label, _) = n.a11y();
     let class = move || {
         format!(
             "a2ui-flex a2ui-{dir} a2ui-justify-{} a2ui-align-{}",
-            justify.with(|v| pick(v.as_ref(), JUSTIFY, "start").to_string()),
-            align.with(|v| pick(v.as_ref(), ALIGN, "stretch").to_string()),
+            justify.with(|v| pick(v.as_ref(), (kind, "justify"), "start").to_string()),
+            align.with(|v| pick(v.as_ref(), (kind, "align"), "stretch").to_string()),
         )
     };
     let role = move || label.get().map(|_| "group");
@@ -112,12 +115,12 @@ fn flex(n: Node, dir: &'static str) -> AnyView {
 
 /// `Row`: children side by side.
 pub fn row(n: Node) -> AnyView {
-    flex(n, "row")
+    flex(n, "Row", "row")
 }
 
 /// `Column`: children one under another.
 pub fn column(n: Node) -> AnyView {
-    flex(n, "column")
+    flex(n, "Column", "column")
 }
 
 /// `List`: `role="list"`, each child a `listitem`.
@@ -128,13 +131,13 @@ pub fn list(n: Node) -> AnyView {
         format!(
             "a2ui-flex a2ui-list a2ui-{} a2ui-align-{}",
             if direction
-                .with(|v| pick(v.as_ref(), &["vertical", "horizontal"], "vertical") == "horizontal")
+                .with(|v| pick(v.as_ref(), ("List", "direction"), "vertical") == "horizontal")
             {
                 "row"
             } else {
                 "column"
             },
-            align.with(|v| pick(v.as_ref(), ALIGN, "stretch").to_string()),
+            align.with(|v| pick(v.as_ref(), ("List", "align"), "stretch").to_string()),
         )
     };
     view! { <div class=class role="list" aria-label=move || label.get()>{children(&n, Some("listitem"))}</div> }.into_any()
@@ -149,9 +152,8 @@ pub fn card(n: Node) -> AnyView {
 /// `Divider`: a separator, horizontal or vertical.
 pub fn divider(n: Node) -> AnyView {
     let axis = n.prop("axis");
-    let orientation = move || {
-        axis.with(|v| pick(v.as_ref(), &["horizontal", "vertical"], "horizontal").to_string())
-    };
+    let orientation =
+        move || axis.with(|v| pick(v.as_ref(), ("Divider", "axis"), "horizontal").to_string());
     view! { <hr class=move || format!("a2ui-divider a2ui-divider-{}", orientation()) aria-orientation=orientation/> }
         .into_any()
 }
@@ -252,6 +254,13 @@ pub fn modal(n: Node) -> AnyView {
     let dialog = move || {
         open.get().then(|| {
             let content = content.child_at("content");
+            // Focus goes into the dialog when it opens (Escape then closes it).
+            let close = NodeRef::<leptos::html::Button>::new();
+            Effect::new(move || {
+                if let Some(b) = close.get() {
+                    let _ = b.focus();
+                }
+            });
             view! {
                 <div class="a2ui-modal-backdrop" on:click=move |_| open.set(false)>
                     <div class="a2ui-modal" role="dialog" aria-modal="true"
@@ -259,7 +268,7 @@ pub fn modal(n: Node) -> AnyView {
                         on:click=|ev| ev.stop_propagation()
                         on:keydown=move |ev| if ev.key() == "Escape" { open.set(false) }>
                         {content}
-                        <button type="button" class="a2ui-modal-close" on:click=move |_| open.set(false)>"Close"</button>
+                        <button type="button" class="a2ui-modal-close" node_ref=close on:click=move |_| open.set(false)>"Close"</button>
                     </div>
                 </div>
             }

@@ -7,11 +7,31 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::state::{self, push_edit};
-use super::{Ctx, LIMITS, REGISTRY};
+use super::state::{self, push_edit, Snap};
 use crate::protocol::a2ui::binding::{binding_path, display as show, resolve, Scope};
 use crate::protocol::a2ui::pointer::resolve_path;
-use crate::protocol::a2ui::{write_data, Component};
+use crate::protocol::a2ui::{write_data, A2uiLimits, Component};
+
+/// The limits the renderer applies (the processor's defaults).
+pub const LIMITS: A2uiLimits = A2uiLimits::DEFAULT;
+
+/// Builds one component's view.
+pub type Renderer = fn(Node) -> AnyView;
+
+/// What every component of one surface shares.
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    pub surface_id: StoredValue<String>,
+    pub snap: Memo<Option<Snap>>,
+    /// The surface's data model with the user's edits in it.
+    pub data: Memo<Value>,
+    pub edits: RwSignal<Vec<(String, Value)>>,
+    /// The last local problem (a write past a bound, an action that could not be built).
+    pub note: RwSignal<Option<String>>,
+    pub on_action: Callback<Value>,
+    /// The registry's lookup: component type → renderer.
+    pub lookup: fn(&str) -> Option<Renderer>,
+}
 
 /// One rendered component: where it is and how to read it.
 #[derive(Clone)]
@@ -197,8 +217,8 @@ pub fn node(
     let missing = id.clone();
     let body = move || match kind.get() {
         None => placeholder(format!("Missing component '{missing}'")),
-        Some(k) => match REGISTRY.iter().find(|(name, _)| *name == k) {
-            Some((_, render)) => render(n.clone()),
+        Some(k) => match (n.ctx.lookup)(&k) {
+            Some(render) => render(n.clone()),
             None => placeholder(format!("Unsupported component '{k}'")),
         },
     };

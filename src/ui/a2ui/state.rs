@@ -6,10 +6,11 @@
 use serde_json::{Map, Value};
 
 use crate::protocol::a2ui::{
-    surface_content, write_data, A2uiLimits, Processor, ProcessorOptions, Surface, SurfaceContent,
-    SurfaceIssue, ACTIVITY_TYPE,
+    basic_enum, surface_content, write_data, A2uiLimits, Processor, ProcessorOptions, Surface,
+    SurfaceContent, SurfaceIssue, ACTIVITY_TYPE,
 };
 use crate::protocol::types::Message;
+use crate::ui::thread_item::iso_utc;
 
 /// Local edits a surface keeps (one per path; the oldest go first past this).
 pub const MAX_EDITS: usize = 256;
@@ -148,46 +149,15 @@ pub fn push_edit(edits: &mut Vec<(String, Value)>, path: String, value: Value) {
     }
 }
 
-/// `ms` since the Unix epoch as ISO 8601 in UTC with milliseconds (`2026-11-24T16:00:00.000Z`).
-pub fn iso8601(ms: f64) -> String {
-    let ms = if ms.is_finite() {
-        ms.max(0.0) as i64
-    } else {
-        0
-    };
-    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    let (h, min, s, milli) = (
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000,
-    );
-    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
-}
-
 /// Now, in ISO 8601 (the browser's clock; the server's where there is no browser).
 pub fn now_iso() -> String {
     #[cfg(feature = "hydrate")]
-    {
-        iso8601(js_sys::Date::now())
-    }
+    let ms = js_sys::Date::now() as i64;
     #[cfg(not(feature = "hydrate"))]
-    {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_millis() as f64);
-        iso8601(ms)
-    }
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    iso_utc(ms)
 }
 
 /// A DOM id from agent-chosen parts: only `[A-Za-z0-9_-]` kept, so ids stay plain tokens.
@@ -206,11 +176,15 @@ pub fn dom_id(parts: &[&str]) -> String {
     out
 }
 
-/// A catalog enum value, kept only when it is one of `allowed` (else `default`): class names
-/// are built from it.
-pub fn pick<'a>(v: Option<&'a Value>, allowed: &[&'a str], default: &'a str) -> &'a str {
+/// The value of an enum property (`(component, property)` of the basic catalog), kept only
+/// when the catalog allows it (else `default`): class names are built from it.
+pub fn pick<'a>(
+    v: Option<&'a Value>,
+    (component, prop): (&str, &str),
+    default: &'a str,
+) -> &'a str {
     v.and_then(Value::as_str)
-        .filter(|s| allowed.contains(s))
+        .filter(|s| basic_enum(component, prop).contains(s))
         .unwrap_or(default)
 }
 
