@@ -3,7 +3,7 @@
 // same pipeline and renderers as a live run), so no agent has to be trusted to send them.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, stopServer, launchBrowser, openPage } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, shoot } from "./support.mjs";
 
 let server;
 let browser;
@@ -156,6 +156,74 @@ test("oversized and malformed generative UI is refused in place, unknown activit
   const task = page.getByRole("group", { name: "Activity: background-task" });
   await task.getByText("Indexing <script>alert(1)</script>").waitFor();
   assert.equal(await task.getByRole("progressbar").getAttribute("value"), "40");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+const BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";
+const surface = (id, components, value = {}) => ({
+  a2ui_operations: [
+    { version: "v0.9", createSurface: { surfaceId: id, catalogId: BASIC } },
+    { version: "v0.9", updateComponents: { surfaceId: id, components } },
+    { version: "v0.9", updateDataModel: { surfaceId: id, path: "/", value } },
+  ],
+});
+
+test("a hostile A2UI surface renders only catalog components, as text, and bounded", async () => {
+  const { page, problems } = await openPage(browser, server.url);
+  let dialogs = 0;
+  page.on("dialog", (d) => {
+    dialogs++;
+    d.dismiss();
+  });
+  const evil = [
+    { id: "root", component: "Column", children: ["t", "img", "btn", "btn_label", "weird", "link"] },
+    { id: "t", component: "Text", text: "<img src=x onerror=alert(1)><script>window.__pwned=1</script>" },
+    { id: "img", component: "Image", url: "javascript:alert(1)" },
+    { id: "btn", component: "Button", child: "btn_label", onclick: "alert(1)", action: { event: { name: "x" } } },
+    { id: "btn_label", component: "Text", text: { path: "/label" } },
+    { id: "weird", component: "IFrame", src: "https://example.com/" },
+    { id: "link", component: "Text", text: "[click](javascript:alert(1))", variant: "body" },
+  ];
+  // 200 Columns nested in each other (past the depth bound) and 5,000 components (past the count bound).
+  const deep = [{ id: "root", component: "Column", children: ["d0"] }];
+  for (let i = 0; i < 200; i++) deep.push({ id: `d${i}`, component: "Column", children: i < 199 ? [`d${i + 1}`] : [] });
+  const wide = [{ id: "root", component: "Column", children: [...Array(5000).keys()].map((i) => `w${i}`) }];
+  for (let i = 0; i < 5000; i++) wide.push({ id: `w${i}`, component: "Text", text: `item ${i}` });
+  await openRecording(
+    page,
+    run([
+      ["a2ui-surface-evil", "a2ui-surface", surface("evil", evil, { label: "<b onmouseover=alert(1)>go</b>" })],
+      ["a2ui-surface-deep", "a2ui-surface", surface("deep", deep)],
+      ["a2ui-surface-wide", "a2ui-surface", surface("wide", wide)],
+    ]),
+  );
+  const s = page.getByRole("region", { name: "Surface evil" });
+  await s.getByText("<script>window.__pwned=1</script>", { exact: false }).waitFor();
+  await s.getByRole("button", { name: "<b onmouseover=alert(1)>go</b>" }).hover();
+  assert.equal(await s.locator("script, iframe, img[onerror], [onclick], [onmouseover]").count(), 0);
+  assert.equal(await page.locator('a[href^="javascript:"], img[src^="javascript:"]').count(), 0);
+  await s.getByText(/IFrame/).first().waitFor();
+  // Past the bounds: said in place, and the page stays small and alive.
+  const deepSurface = page.getByRole("region", { name: "Surface deep" });
+  await deepSurface.waitFor();
+  const nested = await deepSurface.evaluate((el) => {
+    let max = 0;
+    for (const n of el.querySelectorAll("*")) {
+      let d = 0;
+      for (let p = n; p && p !== el; p = p.parentElement) d++;
+      max = Math.max(max, d);
+    }
+    return max;
+  });
+  assert.ok(nested < 200, `nested ${nested} deep`);
+  const wideText = await page.locator("[data-surface-id]").evaluateAll((els) => els.map((e) => e.textContent.length));
+  assert.ok(wideText.every((n) => n < 200_000), JSON.stringify(wideText));
+  assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
+  assert.equal(dialogs, 0);
+  await page.getByRole("textbox", { name: "Message" }).fill("alive");
+  await s.scrollIntoViewIfNeeded();
+  await shoot(page, "a2ui-hostile");
   assert.deepEqual(problems, []);
   await page.close();
 });
