@@ -7,6 +7,7 @@
 //!
 //! Extension rule: one line in [`RENDERERS`].
 
+pub mod a2ui_card;
 pub mod mcp_app;
 pub mod mcp_bridge;
 pub mod ogui;
@@ -22,8 +23,8 @@ pub type Renderer = fn(Signal<Msg>) -> AnyView;
 
 /// The activity types with a renderer of their own.
 pub const RENDERERS: &[(&str, Renderer)] = &[
-    ("a2ui-surface", |message| {
-        view! { <A2uiCard message/> }.into_any()
+    (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
+        view! { <a2ui_card::A2uiCard message/> }.into_any()
     }),
     ("open-generative-ui", |message| {
         view! { <ogui::OpenGenUi message/> }.into_any()
@@ -32,42 +33,6 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
         view! { <mcp_app::McpApp message/> }.into_any()
     }),
 ];
-
-/// An A2UI surface whose actions start the agent's next run, carrying
-/// `forwardedProps.a2uiAction.userAction` and no new message (what `@ag-ui/a2ui-middleware`
-/// reads). An action while a run is going waits for it to end, and says so.
-#[component]
-fn A2uiCard(message: Signal<Msg>) -> impl IntoView {
-    use crate::client::session::SendInput;
-    let agent = use_context::<crate::ui::transcript::TranscriptCtx>().map(|c| c.agent);
-    let waiting = RwSignal::new(None::<Value>);
-    let send = move |action: Value| {
-        if let Some(a) = agent {
-            a.send.run(SendInput::action(
-                serde_json::json!({ "a2uiAction": { "userAction": action } }),
-            ));
-        }
-    };
-    let on_action = Callback::new(move |action: Value| match agent {
-        Some(a) if a.is_running.get_untracked() => waiting.set(Some(action)),
-        _ => send(action),
-    });
-    Effect::new(move |_| {
-        let running = agent.is_some_and(|a| a.is_running.get());
-        if !running {
-            if let Some(action) = waiting.get_untracked() {
-                waiting.set(None);
-                send(action);
-            }
-        }
-    });
-    view! {
-        <crate::ui::a2ui::A2uiSurface message on_action/>
-        {move || waiting.with(Option::is_some).then(|| view! {
-            <p class="a2ui-waiting" role="status">"Your action is sent when the current run ends."</p>
-        })}
-    }
-}
 
 /// The renderer of `activity_type`, if it has one.
 pub fn renderer(activity_type: &str) -> Option<Renderer> {

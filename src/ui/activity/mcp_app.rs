@@ -186,15 +186,23 @@ pub fn McpApp(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
         let _ = forwarded;
     });
 
-    // The tool's input and result go to the app once it is initialized, and again as they change.
+    // The tool's input and result go to the app once it is initialized, and again as they
+    // change. Input without a result while the run still streams may be incomplete: it goes as
+    // `tool-input-partial`, then as `tool-input` once the result (or the run's end) is there.
     Effect::new(move |_| {
         let (input, result) = app.with(|a| (a.tool_input.clone(), a.result.clone()));
+        let streaming = agent.is_some_and(|a| a.is_running.get());
         if !initialized.get() {
             return;
         }
         if let Some(p) = port.get_value() {
+            let method = if result.is_none() && streaming {
+                "ui/notifications/tool-input-partial"
+            } else {
+                "ui/notifications/tool-input"
+            };
             p.post(&mcp_bridge::notification(
-                "ui/notifications/tool-input",
+                method,
                 json!({ "arguments": input }),
             ));
             if let Some(r) = result {
