@@ -136,6 +136,19 @@ pub(super) fn store(
     }
 }
 
+/// What a number field holds: a JSON number when the text reads back as itself (`3`, `2.5`),
+/// else the text, so a half-typed `1.` or `-` is not rewritten under the user's cursor.
+pub(super) fn number_value(text: String) -> Value {
+    let t = text.trim();
+    if let Ok(i) = t.parse::<i64>() {
+        return Value::from(i);
+    }
+    match t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        Some(n) if n.to_string() == t => Value::Number(n),
+        _ => Value::String(text),
+    }
+}
+
 /// `TextField`: short text, long text (a textarea), number or obscured (a password field).
 pub fn text_field(n: Node) -> AnyView {
     let label = n.text("label");
@@ -165,11 +178,7 @@ pub fn text_field(n: Node) -> AnyView {
     let on_input = move |ev| {
         let text = event_target_value(&ev);
         let v = if kind.get_untracked() == "number" {
-            text.trim()
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map_or(Value::String(text), Value::Number)
+            number_value(text)
         } else {
             Value::String(text)
         };
@@ -261,8 +270,8 @@ pub fn slider(n: Node) -> AnyView {
                     max=move || max.get().as_f64().unwrap_or(100.0).to_string()
                     prop:value=move || number().to_string()
                     on:input=move |ev| {
-                        if let Some(x) = event_target_value(&ev).parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                            store(&node, bound, local, Value::Number(x));
+                        if let v @ Value::Number(_) = number_value(event_target_value(&ev)) {
+                            store(&node, bound, local, v);
                         }
                     }/>
                 <output class="a2ui-slider-value">{move || crate::protocol::a2ui::functions::format_number(number(), None, true)}</output>

@@ -118,6 +118,17 @@ fn clock_ids_and_picks() {
     assert_eq!(hex_color(Some(&json!("red; background: url(x)"))), None);
 }
 
+#[test]
+fn number_fields_keep_what_is_half_typed() {
+    use super::inputs::number_value;
+    assert_eq!(number_value("3".into()), json!(3));
+    assert_eq!(number_value(" -12 ".into()), json!(-12));
+    assert_eq!(number_value("2.5".into()), json!(2.5));
+    assert_eq!(number_value("1.".into()), json!("1."));
+    assert_eq!(number_value("-".into()), json!("-"));
+    assert_eq!(number_value("".into()), json!(""));
+}
+
 #[cfg(feature = "ssr")]
 mod html {
     use leptos::prelude::*;
