@@ -199,7 +199,7 @@ pub fn text_field(n: Node) -> AnyView {
                 _ => "text",
             };
             view! {
-                <input class="a2ui-input" type=t prop:value=move || display(&current()) on:input=on_input.clone()
+                <input class="a2ui-input" type=t value=move || display(&current()) prop:value=move || display(&current()) on:input=on_input.clone()
                     aria-invalid=invalid aria-describedby=describedby aria-description=move || desc.get()/>
             }
             .into_any()
@@ -235,7 +235,7 @@ pub fn check_box(n: Node) -> AnyView {
     view! {
         <div class="a2ui-field a2ui-check">
             <label>
-                <input type="checkbox" prop:checked=checked
+                <input type="checkbox" checked=checked prop:checked=checked
                     on:change=move |ev| store(&node, bound, local, Value::Bool(event_target_checked(&ev)))
                     aria-invalid=move || (!checks.with(Vec::is_empty)).then_some("true")
                     aria-describedby=move || (!checks.with(Vec::is_empty)).then(|| described.clone())/>
@@ -268,6 +268,7 @@ pub fn slider(n: Node) -> AnyView {
                 <input type="range" step="any"
                     min=move || min.get().as_f64().unwrap_or(0.0).to_string()
                     max=move || max.get().as_f64().unwrap_or(100.0).to_string()
+                    value=move || number().to_string()
                     prop:value=move || number().to_string()
                     on:input=move |ev| {
                         if let v @ Value::Number(_) = number_value(event_target_value(&ev)) {
@@ -306,6 +307,7 @@ pub fn date_time_input(n: Node) -> AnyView {
                 <input class="a2ui-input" type=kind
                     min=move || Some(min.get()).filter(|m| !m.is_empty())
                     max=move || Some(max.get()).filter(|m| !m.is_empty())
+                    value=move || display(&local.get().unwrap_or_else(|| value.get()))
                     prop:value=move || display(&local.get().unwrap_or_else(|| value.get()))
                     on:input=move |ev| store(&node, bound, local, Value::String(event_target_value(&ev)))/>
             </label>
