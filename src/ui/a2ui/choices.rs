@@ -103,7 +103,7 @@ pub fn choice_picker(n: Node) -> AnyView {
                 let kind = if multiple.get() { "checkbox" } else { "radio" };
                 view! {
                     <label class="a2ui-option">
-                        <input type=kind name=group.clone() prop:checked=on
+                        <input type=kind name=group.clone() checked=on.clone() prop:checked=on
                             on:change=move |ev| toggle(v.clone(), event_target_checked(&ev))/>
                         " "<span>{l}</span>
                     </label>

@@ -136,6 +136,19 @@ pub(super) fn store(
     }
 }
 
+/// What a number field holds: a JSON number when the text reads back as itself (`3`, `2.5`),
+/// else the text, so a half-typed `1.` or `-` is not rewritten under the user's cursor.
+pub(super) fn number_value(text: String) -> Value {
+    let t = text.trim();
+    if let Ok(i) = t.parse::<i64>() {
+        return Value::from(i);
+    }
+    match t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        Some(n) if n.to_string() == t => Value::Number(n),
+        _ => Value::String(text),
+    }
+}
+
 /// `TextField`: short text, long text (a textarea), number or obscured (a password field).
 pub fn text_field(n: Node) -> AnyView {
     let label = n.text("label");
@@ -165,11 +178,7 @@ pub fn text_field(n: Node) -> AnyView {
     let on_input = move |ev| {
         let text = event_target_value(&ev);
         let v = if kind.get_untracked() == "number" {
-            text.trim()
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map_or(Value::String(text), Value::Number)
+            number_value(text)
         } else {
             Value::String(text)
         };
@@ -190,7 +199,7 @@ pub fn text_field(n: Node) -> AnyView {
                 _ => "text",
             };
             view! {
-                <input class="a2ui-input" type=t prop:value=move || display(&current()) on:input=on_input.clone()
+                <input class="a2ui-input" type=t value=move || display(&current()) prop:value=move || display(&current()) on:input=on_input.clone()
                     aria-invalid=invalid aria-describedby=describedby aria-description=move || desc.get()/>
             }
             .into_any()
@@ -226,7 +235,7 @@ pub fn check_box(n: Node) -> AnyView {
     view! {
         <div class="a2ui-field a2ui-check">
             <label>
-                <input type="checkbox" prop:checked=checked
+                <input type="checkbox" checked=checked prop:checked=checked
                     on:change=move |ev| store(&node, bound, local, Value::Bool(event_target_checked(&ev)))
                     aria-invalid=move || (!checks.with(Vec::is_empty)).then_some("true")
                     aria-describedby=move || (!checks.with(Vec::is_empty)).then(|| described.clone())/>
@@ -259,10 +268,11 @@ pub fn slider(n: Node) -> AnyView {
                 <input type="range" step="any"
                     min=move || min.get().as_f64().unwrap_or(0.0).to_string()
                     max=move || max.get().as_f64().unwrap_or(100.0).to_string()
+                    value=move || number().to_string()
                     prop:value=move || number().to_string()
                     on:input=move |ev| {
-                        if let Some(x) = event_target_value(&ev).parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                            store(&node, bound, local, Value::Number(x));
+                        if let v @ Value::Number(_) = number_value(event_target_value(&ev)) {
+                            store(&node, bound, local, v);
                         }
                     }/>
                 <output class="a2ui-slider-value">{move || crate::protocol::a2ui::functions::format_number(number(), None, true)}</output>
@@ -297,6 +307,7 @@ pub fn date_time_input(n: Node) -> AnyView {
                 <input class="a2ui-input" type=kind
                     min=move || Some(min.get()).filter(|m| !m.is_empty())
                     max=move || Some(max.get()).filter(|m| !m.is_empty())
+                    value=move || display(&local.get().unwrap_or_else(|| value.get()))
                     prop:value=move || display(&local.get().unwrap_or_else(|| value.get()))
                     on:input=move |ev| store(&node, bound, local, Value::String(event_target_value(&ev)))/>
             </label>

@@ -118,6 +118,17 @@ fn clock_ids_and_picks() {
     assert_eq!(hex_color(Some(&json!("red; background: url(x)"))), None);
 }
 
+#[test]
+fn number_fields_keep_what_is_half_typed() {
+    use super::inputs::number_value;
+    assert_eq!(number_value("3".into()), json!(3));
+    assert_eq!(number_value(" -12 ".into()), json!(-12));
+    assert_eq!(number_value("2.5".into()), json!(2.5));
+    assert_eq!(number_value("1.".into()), json!("1."));
+    assert_eq!(number_value("-".into()), json!("-"));
+    assert_eq!(number_value("".into()), json!(""));
+}
+
 #[cfg(feature = "ssr")]
 mod html {
     use leptos::prelude::*;
@@ -168,12 +179,12 @@ mod html {
                 {"id": "size", "component": "Slider", "label": "Size", "max": 10, "value": {"path": "/form/size"}},
                 {"id": "when", "component": "DateTimeInput", "label": "When", "enableDate": true, "value": "2026-01-16"},
                 {"id": "send", "component": "Button", "child": "send-text", "variant": "primary",
-                 "checks": [{"condition": {"call": "required", "args": {"value": {"path": "/form/name"}}}, "message": "Name is required"}],
+                 "checks": [{"condition": {"call": "required", "args": {"value": {"path": "/form/email"}}}, "message": "Email is required"}],
                  "action": {"event": {"name": "submit", "context": {"name": {"path": "/form/name"}}}}},
                 {"id": "send-text", "component": "Text", "text": "Send"},
             ]),
             json!({"title": "Order <b>now</b>", "items": [{"name": "x1"}, {"name": "x2"}],
-                   "form": {"name": "", "agree": true, "color": ["b"], "size": 4}}),
+                   "form": {"name": "Ada", "agree": true, "color": ["b"], "size": 4}}),
         ));
         for needle in [
             r#"role="heading""#,
@@ -200,8 +211,11 @@ mod html {
             r#"type="radio""#,
             r#"type="range""#,
             r#"type="date""#,
-            "Name is required",
+            "Email is required",
             "disabled",
+            r#"value="Ada""#,
+            r#"value="2026-01-16""#,
+            r#"value="4""#,
             "--a2ui-primary: #112233",
             "Helper",
         ] {
