@@ -224,6 +224,17 @@ test("a hostile A2UI surface renders only catalog components, as text, and bound
   await page.getByRole("textbox", { name: "Message" }).fill("alive");
   await s.scrollIntoViewIfNeeded();
   await shoot(page, "a2ui-hostile");
+  // What was wrong goes back to the agent as A2UI v0.9 client errors, with a user message.
+  await page.getByRole("textbox", { name: "Message" }).fill("");
+  const [request] = await Promise.all([
+    page.waitForRequest((r) => r.method() === "POST" && r.url().includes("/api/agents/")),
+    page.getByRole("button", { name: "Report these problems to the agent" }).first().click(),
+  ]);
+  const errors = JSON.parse(request.postData()).forwardedProps.a2uiAction.errors;
+  assert.ok(errors.length > 0 && errors.length <= 20, JSON.stringify(errors));
+  assert.ok(errors.every((e) => e.version === "v0.9" && typeof e.error.message === "string"));
+  assert.ok(errors.some((e) => e.error.code === "VALIDATION_FAILED" && e.error.surfaceId === "evil"));
+  await page.getByRole("log", { name: "Conversation" }).getByText(/could not be shown as sent/).first().waitFor();
   assert.deepEqual(problems, []);
   await page.close();
 });
