@@ -54,6 +54,10 @@ test("a2ui: a bound form whose action the next run answers on the same surface",
   await surface.getByLabel("Arrival").fill("2026-12-24");
   await surface.getByRole("checkbox", { name: "Breakfast included" }).check();
   await shoot(page, "a2ui-form");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await surface.getByRole("button", { name: "Book" }).scrollIntoViewIfNeeded();
+  await shoot(page, "a2ui-form-phone", { fullPage: false });
+  await page.setViewportSize({ width: 1280, height: 720 });
   await surface.getByRole("button", { name: "Book" }).click();
   // The action went as the next run's forwardedProps (no new user message), and was answered.
   await page.getByRole("region", { name: /^Surface / }).last().getByRole("heading", { name: "Booking received" }).waitFor({ timeout: 15000 });

@@ -33,6 +33,9 @@ test("ogui: streamed HTML, CSS and script run in a sandboxed frame sized by the 
     return f && Math.abs(f.getBoundingClientRect().height - 220) > 4;
   });
   await shoot(page, "activities-ogui");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await card.scrollIntoViewIfNeeded();
+  await shoot(page, "activities-ogui-phone", { fullPage: false });
   assert.deepEqual(problems, []);
   await page.close();
 });
