@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod enforce;
 pub mod error;
 pub mod event;
+pub mod genui;
 pub mod inspect;
 pub mod limits;
 pub mod pipeline;

@@ -509,16 +509,12 @@ pub struct RunAgentInput {
     pub resume: Option<Vec<ResumeEntry>>,
 }
 
-/// The `forwardedProps` key of an MCP request an agent proxies for a client (an MCP App's
-/// `resources/read` or `tools/call`), as the official AG-UI MCP Apps middleware names it.
-pub const PROXIED_MCP_REQUEST: &str = "__proxiedMCPRequest";
-
 impl RunAgentInput {
     /// Whether this run only carries an MCP request for the agent to proxy: a side run that is
     /// not part of the thread's conversation (its answer is `RUN_FINISHED.result`).
     pub fn is_proxied_mcp_request(&self) -> bool {
         self.forwarded_props
-            .get(PROXIED_MCP_REQUEST)
+            .get(crate::protocol::genui::PROXIED_MCP_REQUEST)
             .is_some_and(serde_json::Value::is_object)
     }
 

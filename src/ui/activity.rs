@@ -26,10 +26,10 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
         view! { <a2ui_card::A2uiCard message/> }.into_any()
     }),
-    ("open-generative-ui", |message| {
+    (crate::protocol::genui::OPEN_GENERATIVE_UI, |message| {
         view! { <ogui::OpenGenUi message/> }.into_any()
     }),
-    ("mcp-apps", |message| {
+    (crate::protocol::genui::MCP_APPS, |message| {
         view! { <mcp_app::McpApp message/> }.into_any()
     }),
 ];

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use crate::client::session::SendInput;
+use crate::protocol::genui::A2UI_ACTION;
 use crate::protocol::types::Message as Msg;
 use crate::ui::a2ui::state::{process, Processed};
 
@@ -57,7 +58,7 @@ pub fn A2uiCard(message: Signal<Msg>) -> impl IntoView {
     let send = move |action: Value| {
         if let Some(a) = agent {
             a.send.run(SendInput::action(
-                json!({ "a2uiAction": { "userAction": action } }),
+                crate::protocol::a2ui::action::forwarded_props(action),
             ));
         }
     };
@@ -92,7 +93,7 @@ pub fn A2uiCard(message: Signal<Msg>) -> impl IntoView {
             reported.set(true);
             a.send.run(SendInput {
                 text: report_text(&r),
-                forwarded_props: Some(json!({ "a2uiAction": { "errors": r } })),
+                forwarded_props: Some(json!({ A2UI_ACTION: { "errors": r } })),
                 ..Default::default()
             });
         }

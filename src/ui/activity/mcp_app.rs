@@ -317,7 +317,7 @@ pub fn McpApp(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
         <div class="activity-card genui-card" role="group" aria-label=move || format!("MCP App: {}", uri()) data-role="activity">
             <div class="activity-head">
                 <span class="activity-icon" aria-hidden="true">"▣"</span>
-                <span class="activity-type">"mcp-apps"</span>
+                <span class="activity-type">{crate::protocol::genui::MCP_APPS}</span>
                 <code class="activity-title">{uri}</code>
                 <span class="badge activity-status" role="status">{status}</span>
             </div>

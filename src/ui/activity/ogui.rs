@@ -152,7 +152,7 @@ pub fn OpenGenUi(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
         <div class="activity-card genui-card" role="group" aria-label="Generated UI" data-role="activity">
             <div class="activity-head">
                 <span class="activity-icon" aria-hidden="true">"◧"</span>
-                <span class="activity-type">"open-generative-ui"</span>
+                <span class="activity-type">{crate::protocol::genui::OPEN_GENERATIVE_UI}</span>
                 <span class="badge activity-status" role="status">{status}</span>
             </div>
             <Show when=move || document.with(Option::is_some)>

@@ -22,10 +22,9 @@ pub use dashboard::a2ui_dynamic;
 pub use mcp_app::{answer_proxied_request, mcp_app, mcp_server_info};
 pub use ogui::ogui;
 
-/// The forwarded prop through which an A2UI renderer reports a user action.
-pub const A2UI_ACTION_PROP: &str = "a2uiAction";
-/// The forwarded prop through which the MCP Apps middleware's clients proxy MCP requests.
-pub const PROXIED_MCP_PROP: &str = "__proxiedMCPRequest";
+pub use crate::protocol::genui::{
+    A2UI_ACTION as A2UI_ACTION_PROP, PROXIED_MCP_REQUEST as PROXIED_MCP_PROP,
+};
 
 /// `ACTIVITY_SNAPSHOT` of `content` (an object; anything else becomes `{}`).
 fn snapshot(id: &str, ty: &str, content: Value, replace: Option<bool>) -> EventKind {

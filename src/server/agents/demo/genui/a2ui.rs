@@ -18,7 +18,7 @@ use super::super::tools::pause;
 use super::{clip, digest, plain, snapshot, A2UI_ACTION_PROP};
 
 /// The activity type of an A2UI surface.
-pub(super) const A2UI_ACTIVITY: &str = "a2ui-surface";
+pub(super) use crate::protocol::a2ui::ACTIVITY_TYPE as A2UI_ACTIVITY;
 /// The basic catalog's id (`catalogId` of the v0.9 `catalogs/basic/catalog.json`).
 pub(super) const BASIC_CATALOG_ID: &str =
     "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";

@@ -21,7 +21,7 @@ use super::super::text::stream_text;
 use super::super::tools::emit_tool_call;
 use super::{clip, fnv, snapshot, PROXIED_MCP_PROP};
 
-pub(super) const MCP_APPS_ACTIVITY: &str = "mcp-apps";
+pub(super) use crate::protocol::genui::MCP_APPS as MCP_APPS_ACTIVITY;
 /// The built-in server's id.
 pub(super) const SERVER_ID: &str = "agui-studio-demo";
 /// The built-in server's hash, made the middleware's way: the MD5 of its transport as JSON,

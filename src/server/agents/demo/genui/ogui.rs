@@ -20,7 +20,7 @@ use super::super::tools::{pause, pieces};
 use super::{delta, snapshot};
 
 /// The activity type.
-pub(super) const OGUI_ACTIVITY: &str = "open-generative-ui";
+pub(super) use crate::protocol::genui::OPEN_GENERATIVE_UI as OGUI_ACTIVITY;
 /// The tool CopilotKit's runtime watches for.
 pub(super) const OGUI_TOOL: &str = "generateSandboxedUi";
 const INITIAL_HEIGHT: u32 = 220;
