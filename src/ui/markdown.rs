@@ -22,12 +22,14 @@
 //!   text `[image: alt]` (a link to the image when its URL is allowed) followed by the URL as text.
 
 mod incremental;
+mod live;
 pub mod parse;
 mod render;
 
 use leptos::prelude::*;
 
-use incremental::{live_block, Incremental, Row};
+use incremental::{Incremental, Row};
+use live::live_block;
 pub use parse::{options, parse, sanitize_url, Align, Block, Inline, ListItem, MAX_NESTING};
 use render::render_block;
 
