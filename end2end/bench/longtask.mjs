@@ -52,13 +52,15 @@ async function measure(inspector) {
   await box.fill(`long ${deltas}`);
   const started = Date.now();
   await box.press("Enter");
-  await page.getByRole("button", { name: "Stop" }).waitFor();
+  // Waits use CSS selectors: Playwright's role queries run in the page and would add their own
+  // main-thread work to what is measured.
+  await page.waitForSelector(".send-btn.danger");
   // Type while it streams (the composer stays editable; the text would be queued).
   await page.waitForTimeout(2000);
   await page.evaluate(() => { window.__keys = []; window.__keyCount = 0; });
   await box.pressSequentially("the quick brown fox jumps over the lazy dog", { delay: 60 });
   const typed = await page.evaluate(() => ({ keys: window.__keys.slice(), count: window.__keyCount }));
-  await page.getByRole("button", { name: "Send" }).waitFor({ timeout: 600000 });
+  await page.waitForSelector(".send-btn:not(.danger)", { timeout: 600000 });
   await page.waitForTimeout(500);
   const wall = (Date.now() - started) / 1000;
   const after = await metrics();

@@ -32,9 +32,20 @@ async function openEvents(page) {
 
 /** The "N of M" of the inspector's header. */
 async function counts(inspector) {
-  const text = await inspector.locator(".panel-count").textContent();
-  const m = text.match(/(\d+) of (\d+)/);
-  return { shown: Number(m[1]), total: Number(m[2]) };
+  const read = async () => {
+    const m = (await inspector.locator(".panel-count").textContent()).match(/(\d+) of (\d+)/);
+    return { shown: Number(m[1]), total: Number(m[2]) };
+  };
+  // The panel redraws at most every 100 ms while events arrive: wait for the figures to settle
+  // (the same twice, 250 ms apart; at most 5 s).
+  let last = await read();
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await read();
+    if (now.shown === last.shown && now.total === last.total) return now;
+    last = now;
+  }
+  return last;
 }
 
 /** Whether the row of the run's last event is inside the list's visible area. */

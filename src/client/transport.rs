@@ -132,10 +132,12 @@ async fn check(resp: Response) -> Result<Response, TransportError> {
     }
 }
 
-/// Hand each piece of the response body to `on_chunk` as it arrives, until it ends.
-/// Bytes of a response handed on at once (see [`read_body`]).
-const READ_SLICE: usize = 64 * 1024;
+/// Bytes of a response handed on at once (see [`read_body`]): about 60 events of a text
+/// stream, a few milliseconds of decoding and reducing even before the WASM is warm, so a
+/// burst (the first read of a run, a replay) never becomes one long task.
+const READ_SLICE: usize = 8 * 1024;
 
+/// Hand each piece of the response body to `on_chunk` as it arrives, until it ends.
 async fn read_body(resp: &Response, mut on_chunk: impl FnMut(&[u8])) -> Result<(), TransportError> {
     let Some(stream) = resp.body() else {
         return Ok(());

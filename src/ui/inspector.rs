@@ -16,7 +16,7 @@ use crate::client::event_log::{EventRecord, Filter, FilteredIndex, Key};
 use crate::client::history::History;
 use crate::ui::dock::CloseButton;
 use crate::ui::render_hints::JsonView;
-use crate::ui::util::{stick_to_bottom, truncate};
+use crate::ui::util::{stick_to_bottom, throttled_tick, truncate};
 
 #[path = "inspector/files.rs"]
 mod files;
@@ -32,6 +32,10 @@ pub const ROW_PX: f64 = 26.0;
 const OVERSCAN: usize = 8;
 /// Characters of the one-line JSON view.
 const ONE_LINE: usize = 160;
+/// Milliseconds between two redraws of the inspector while events stream in: a stream of
+/// thousands of events a second is not read row by row, and redrawing the list, the counts and
+/// the run list on every animation frame made the page slow to type in.
+const REFRESH_MS: u64 = 100;
 
 /// The one-line view of an event: its JSON without `type` and `timestamp`, shortened.
 pub fn one_line(text: &str) -> String {
@@ -60,9 +64,11 @@ pub fn Inspector(
     #[prop(optional)]
     on_close: Option<Callback<()>>,
 ) -> impl IntoView {
+    let (changed, bump) = throttled_tick(REFRESH_MS);
     let src = Sources {
         live: events,
         history,
+        changed,
     };
     let text = RwSignal::new(String::new());
     let run = RwSignal::new(None::<Arc<str>>);
@@ -72,18 +78,19 @@ pub fn Inspector(
         run: run.get(),
         warnings_only: warnings_only.get(),
     });
+    // Every new event is indexed as it arrives; the views follow the throttled tick, except
+    // that a new filter shows its matches at once.
     let index = StoredValue::new(FilteredIndex::default());
-    let version = RwSignal::new(0u64);
-    Effect::new(move |_| {
+    let version = changed;
+    Effect::new(move |prev: Option<Filter>| {
         let f = filter.get();
-        let changed = src.with(|h, l| {
-            index
-                .try_update_value(|i| i.update(&f, h, l))
-                .unwrap_or(false)
-        });
-        if changed {
+        src.with_tracked(|h, l| index.update_value(|i| _ = i.update(&f, h, l)));
+        if prev.as_ref().is_some_and(|p| *p != f) {
             version.update(|v| *v += 1);
+        } else {
+            bump();
         }
+        f
     });
     let shown = move || {
         version.track();

@@ -1,5 +1,5 @@
-//! Small helpers shared by the studio's components: the page clock, JSON text helpers and the
-//! stick-to-bottom scrolling of the transcript and the event inspector.
+//! Small helpers shared by the studio's components: the page clock, JSON text helpers, a
+//! throttled tick, and the stick-to-bottom scrolling of the transcript and the event inspector.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -44,6 +44,39 @@ pub fn human_bytes(n: u64) -> String {
         n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
         n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
     }
+}
+
+/// A tick that moves at most once per `ms`: the first `bump` moves it at once, bumps within the
+/// next `ms` fold into one more move at its end. Views that would otherwise redraw on every
+/// animation frame of a fast stream read the tick instead.
+pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
+    let tick = RwSignal::new(0u64);
+    // (a move happened less than `ms` ago, a bump came in since)
+    let state = StoredValue::new((false, false));
+    fn arm(tick: RwSignal<u64>, state: StoredValue<(bool, bool)>, ms: u64) {
+        set_timeout(
+            move || {
+                if state.with_value(|s| s.1) {
+                    state.set_value((true, false));
+                    tick.update(|t| *t += 1);
+                    arm(tick, state, ms);
+                } else {
+                    state.set_value((false, false));
+                }
+            },
+            std::time::Duration::from_millis(ms),
+        );
+    }
+    let bump = move || {
+        if state.with_value(|s| s.0) {
+            state.update_value(|s| s.1 = true);
+        } else {
+            state.set_value((true, false));
+            tick.update(|t| *t += 1);
+            arm(tick, state, ms);
+        }
+    };
+    (tick, bump)
 }
 
 /// How far from the bottom (px) still counts as "at the bottom".

@@ -29,7 +29,7 @@ pub(super) fn Files(
 ) -> impl IntoView {
     let note = RwSignal::new(None::<String>);
     let export = move |only: Option<Arc<str>>| {
-        let text = src.with(|h, l| {
+        let text = src.with_untracked(|h, l| {
             to_jsonl(
                 h.iter()
                     .chain(l.iter())

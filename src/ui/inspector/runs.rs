@@ -64,7 +64,7 @@ fn throttled(src: Sources, open: RwSignal<bool>) -> RwSignal<u64> {
     let tick = RwSignal::new(0u64);
     let waiting = StoredValue::new(false);
     Effect::new(move |_| {
-        src.with(|h, l| (h.len(), l.len()));
+        src.changed.track();
         if !open.get() || waiting.get_value() {
             return;
         }
@@ -109,7 +109,7 @@ pub(super) fn RunReport(
         if !open.get_untracked() {
             return Vec::new();
         }
-        let all_stats = src.with(|h, l| run_stats(h.iter().chain(l.iter())));
+        let all_stats = src.with_untracked(|h, l| run_stats(h.iter().chain(l.iter())));
         let cut = all_stats.len().saturating_sub(MAX_RUNS_SHOWN);
         all_stats[cut..].to_vec()
     });
@@ -123,7 +123,7 @@ pub(super) fn RunReport(
         let Some(id) = chosen.get() else {
             return (0.0, Vec::new());
         };
-        src.with(|h, l| timeline(all(h, l).filter(|(_, r)| r.run_id == id)))
+        src.with_untracked(|h, l| timeline(all(h, l).filter(|(_, r)| r.run_id == id)))
     });
     view! {
         <details
