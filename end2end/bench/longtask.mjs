@@ -48,12 +48,12 @@ async function measure(inspector) {
   const metrics = async () =>
     Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   const before = await metrics();
-  const box = page.getByRole("textbox", { name: "Message" });
+  const box = page.locator("#composer-input");
   await box.fill(`long ${deltas}`);
   const started = Date.now();
   await box.press("Enter");
-  // Waits use CSS selectors: Playwright's role queries run in the page and would add their own
-  // main-thread work to what is measured.
+  // The message box and the waits use CSS selectors: Playwright's role queries run in the page
+  // and would add their own main-thread work to what is measured.
   await page.waitForSelector(".send-btn.danger");
   // Type while it streams (the composer stays editable; the text would be queued).
   await page.waitForTimeout(2000);
