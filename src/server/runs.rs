@@ -36,6 +36,7 @@ use waits::Waits;
 mod admit;
 pub mod context;
 mod drive;
+mod join;
 mod log;
 mod observers;
 mod registry;
@@ -45,6 +46,7 @@ mod tests;
 mod thread_cache;
 mod waits;
 pub use drive::RunSink;
+pub use join::Joined;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{Observed, ObserverSlot, HUB_CAPACITY, RESYNC_THREADS};
 
