@@ -5,6 +5,7 @@
 //! and pure logic, no browser API).
 
 pub mod answers;
+pub mod copilotkit;
 #[cfg(feature = "hydrate")]
 mod browser;
 pub mod errors;

@@ -381,6 +381,29 @@ impl Runs {
         Some((id, conv))
     }
 
+    /// `user`'s thread `thread_id` to join (None: no such thread of theirs): its conversation
+    /// and, with a run in progress, a reader of that run's events after those the conversation
+    /// reflects (see `join`). `peer` downgrades the live events for an older client.
+    pub async fn join_thread(
+        &self,
+        user: &User,
+        thread_id: &str,
+        peer: Option<Version>,
+    ) -> Option<Joined> {
+        if !self.owns_thread(user, thread_id).await {
+            return None;
+        }
+        let store = self.store.as_ref();
+        if let Some(j) = join::join_live(&self.registry, &self.threads, store, thread_id, peer) {
+            return Some(j);
+        }
+        let conversation = self.load_thread(thread_id).await?;
+        Some(Joined {
+            conversation,
+            live: None,
+        })
+    }
+
     /// `user`'s most recently started thread.
     pub fn latest_thread_of(&self, user: &User) -> Option<String> {
         self.threads.latest_of(user)

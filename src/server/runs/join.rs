@@ -5,12 +5,12 @@
 
 use std::collections::VecDeque;
 
+use super::log::RunReader;
+use super::registry::Registry;
+use super::thread_cache::ThreadCache;
 use crate::protocol::compat::Version;
 use crate::protocol::reduce::{Conversation, RunStatus};
-use crate::server::accounts::User;
-
-use super::log::RunReader;
-use super::Runs;
+use crate::server::store::Store;
 
 /// A thread as a joining client finds it.
 pub struct Joined {
@@ -21,62 +21,56 @@ pub struct Joined {
     pub live: Option<(String, RunReader)>,
 }
 
-impl Runs {
-    /// `user`'s thread `thread_id` to join (None: no such thread of theirs). `peer` downgrades
-    /// the live events for an older client.
-    ///
-    /// A run's events are applied to its thread and appended to its log under the thread
-    /// cache's lock (`drive`), so the conversation copied under that lock together with the
-    /// log's last number is consistent.
-    pub async fn join_thread(
-        &self,
-        user: &User,
-        thread_id: &str,
-        peer: Option<Version>,
-    ) -> Option<Joined> {
-        if !self.owns_thread(user, thread_id).await {
-            return None;
-        }
-        // The registry first, outside the thread lock (admitting a run takes the registry's
-        // lock, then the threads').
-        let candidates = self.registry.on_thread(thread_id);
-        if !candidates.is_empty() {
-            let mut positions = Vec::with_capacity(candidates.len());
-            let (_, convs) = self.threads.snapshot(Some(thread_id), None, 1, || {
-                positions = candidates
-                    .iter()
-                    .map(|(id, log)| (id.clone(), log.clone(), log.last_seq()))
-                    .collect();
-                0
-            });
-            if let Some((_, conversation)) = convs.into_iter().next() {
-                let running = match &conversation.run {
-                    RunStatus::Running { run_id } => Some(run_id.clone()),
-                    _ => None,
-                };
-                let live = positions
-                    .into_iter()
-                    .find(|(id, _, _)| running.as_deref() == Some(id))
-                    .map(|(run_id, log, after)| {
-                        let reader = RunReader {
-                            run_id: run_id.clone(),
-                            log: Some(log),
-                            store: self.store.clone(),
-                            after,
-                            pending: VecDeque::new(),
-                            peer,
-                            flushed: false,
-                            told_failure: false,
-                        };
-                        (run_id, reader)
-                    });
-                return Some(Joined { conversation, live });
-            }
-        }
-        let conversation = self.load_thread(thread_id).await?;
-        Some(Joined {
-            conversation,
-            live: None,
-        })
+/// Thread `thread_id` with its run in progress, if it has one (None: no run, or the thread is
+/// not in memory). `peer` downgrades the live events for an older client.
+///
+/// A run's events are applied to its thread and appended to its log under the thread cache's
+/// lock (`drive`), so the conversation copied under that lock together with the log's last
+/// number is consistent.
+pub(super) fn join_live(
+    registry: &Registry,
+    threads: &ThreadCache,
+    store: Option<&Store>,
+    thread_id: &str,
+    peer: Option<Version>,
+) -> Option<Joined> {
+    // The registry first, outside the thread lock (admitting a run takes the registry's lock,
+    // then the threads').
+    let candidates = registry.on_thread(thread_id);
+    if candidates.is_empty() {
+        return None;
     }
+    let mut positions = Vec::with_capacity(candidates.len());
+    let (_, convs) = threads.snapshot(Some(thread_id), None, 1, || {
+        positions = candidates
+            .into_iter()
+            .map(|(id, log)| {
+                let at = log.last_seq();
+                (id, log, at)
+            })
+            .collect();
+        0
+    });
+    let (_, conversation) = convs.into_iter().next()?;
+    let running = match &conversation.run {
+        RunStatus::Running { run_id } => Some(run_id.as_str()),
+        _ => None,
+    };
+    let live = positions
+        .into_iter()
+        .find(|(id, _, _)| running == Some(id.as_str()))
+        .map(|(run_id, log, after)| {
+            let reader = RunReader {
+                run_id: run_id.clone(),
+                log: Some(log),
+                store: store.cloned(),
+                after,
+                pending: VecDeque::new(),
+                peer,
+                flushed: false,
+                told_failure: false,
+            };
+            (run_id, reader)
+        });
+    Some(Joined { conversation, live })
 }
