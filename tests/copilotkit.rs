@@ -72,7 +72,12 @@ async fn info_lists_the_agents_in_the_runtime_shape() {
 #[tokio::test]
 async fn a_run_streams_the_scenario_in_copilotkits_protocol_version() {
     let (addr, _) = start_server(&["--demo-delay-ms", "0"]).await;
-    let mut s = sse(addr, &format!("{BASE}/agent/demo/run"), &input("t1", "r1", "chat")).await;
+    let mut s = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t1", "r1", "chat"),
+    )
+    .await;
     let events = events_to_end(&mut s).await;
     assert_eq!(events[0]["type"], "RUN_STARTED");
     // 0.0.48 has no protocolVersion: it is not sent to CopilotKit's client.
@@ -87,27 +92,50 @@ async fn a_run_streams_the_scenario_in_copilotkits_protocol_version() {
     assert_eq!(thread(addr, "t1").await["runs"][0]["status"], "finished");
 
     // Subagent events are 1.0: dropped for CopilotKit, kept for a client declaring 1.1.
-    let mut s = sse(addr, &format!("{BASE}/agent/demo/run"), &input("t2", "r2", "subagents")).await;
+    let mut s = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t2", "r2", "subagents"),
+    )
+    .await;
     let old = events_to_end(&mut s).await;
-    assert!(!types(&old).iter().any(|t| t.starts_with("SUBAGENT_")), "{:?}", types(&old));
+    assert!(
+        !types(&old).iter().any(|t| t.starts_with("SUBAGENT_")),
+        "{:?}",
+        types(&old)
+    );
     let mut newer = input("t3", "r3", "subagents");
     newer["protocolVersion"] = "1.1".into();
     let mut s = sse(addr, &format!("{BASE}/agent/demo/run"), &newer).await;
     let new = events_to_end(&mut s).await;
-    assert!(types(&new).contains(&"SUBAGENT_STARTED"), "{:?}", types(&new));
+    assert!(
+        types(&new).contains(&"SUBAGENT_STARTED"),
+        "{:?}",
+        types(&new)
+    );
 }
 
 #[tokio::test]
 async fn connect_to_a_thread_there_is_none_of_is_an_empty_stream() {
     let (addr, _) = start_server(&["--demo-delay-ms", "0"]).await;
-    let mut s = sse(addr, &format!("{BASE}/agent/demo/connect"), &connect_input("nope")).await;
+    let mut s = sse(
+        addr,
+        &format!("{BASE}/agent/demo/connect"),
+        &connect_input("nope"),
+    )
+    .await;
     assert!(events_to_end(&mut s).await.is_empty());
 }
 
 #[tokio::test]
 async fn connect_restates_a_finished_thread_as_snapshots_inside_one_run() {
     let (addr, _) = start_server(&["--demo-delay-ms", "0"]).await;
-    let mut s = sse(addr, &format!("{BASE}/agent/demo/run"), &input("t1", "r1", "chat")).await;
+    let mut s = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t1", "r1", "chat"),
+    )
+    .await;
     events_to_end(&mut s).await;
     let mut body = connect_input("t1");
     body["lastSeenEventId"] = "17".into();
@@ -115,7 +143,12 @@ async fn connect_restates_a_finished_thread_as_snapshots_inside_one_run() {
     let events = events_to_end(&mut s).await;
     assert_eq!(
         types(&events),
-        ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]
+        [
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_FINISHED"
+        ]
     );
     assert_eq!(events[0]["threadId"], "t1");
     assert_eq!(events[0]["runId"], events[3]["runId"]);
@@ -132,17 +165,30 @@ async fn connect_restates_a_finished_thread_as_snapshots_inside_one_run() {
 #[tokio::test]
 async fn connect_joins_a_live_run_without_gap_or_overlap() {
     let (addr, _) = start_server(&["--demo-delay-ms", "5"]).await;
-    let mut run = sse(addr, &format!("{BASE}/agent/demo/run"), &input("t1", "r1", "long 3000")).await;
+    let mut run = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t1", "r1", "long 3000"),
+    )
+    .await;
     // Into the message, so the join falls inside it.
     let mut seen = 0;
     while seen < 200 {
         let e = run.next_event().await.unwrap();
         seen += usize::from(e["type"] == "TEXT_MESSAGE_CONTENT");
     }
-    let mut s = sse(addr, &format!("{BASE}/agent/demo/connect"), &connect_input("t1")).await;
+    let mut s = sse(
+        addr,
+        &format!("{BASE}/agent/demo/connect"),
+        &connect_input("t1"),
+    )
+    .await;
     let events = events_to_end(&mut s).await;
     let t = types(&events);
-    assert_eq!(&t[..3], ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT"]);
+    assert_eq!(
+        &t[..3],
+        ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT"]
+    );
     assert_eq!(events[0]["runId"], "r1");
     assert_eq!(*t.last().unwrap(), "RUN_FINISHED");
     assert_eq!(events.last().unwrap()["runId"], "r1");
@@ -172,7 +218,12 @@ async fn connect_joins_a_live_run_without_gap_or_overlap() {
 #[tokio::test]
 async fn stop_cancels_the_threads_run_and_its_stream_ends_finished() {
     let (addr, _) = start_server(&["--demo-delay-ms", "5"]).await;
-    let mut run = sse(addr, &format!("{BASE}/agent/demo/run"), &input("t1", "r1", "long 20000")).await;
+    let mut run = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t1", "r1", "long 20000"),
+    )
+    .await;
     run.next_event().await.unwrap();
     // CopilotKit's client sends the stop with a JSON content type and no body.
     let r = request(
@@ -210,11 +261,24 @@ async fn stop_cancels_the_threads_run_and_its_stream_ends_finished() {
 #[tokio::test]
 async fn a_run_outlives_its_client_and_connect_finds_it() {
     let (addr, state) = start_server(&["--demo-delay-ms", "5"]).await;
-    let run = sse(addr, &format!("{BASE}/agent/demo/run"), &input("t1", "r1", "long 1000")).await;
+    let run = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t1", "r1", "long 1000"),
+    )
+    .await;
     drop(run);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(state.runs.is_active("r1"), "the run was cancelled with its client");
-    let mut s = sse(addr, &format!("{BASE}/agent/demo/connect"), &connect_input("t1")).await;
+    assert!(
+        state.runs.is_active("r1"),
+        "the run was cancelled with its client"
+    );
+    let mut s = sse(
+        addr,
+        &format!("{BASE}/agent/demo/connect"),
+        &connect_input("t1"),
+    )
+    .await;
     let events = events_to_end(&mut s).await;
     assert_eq!(events[0]["runId"], "r1");
     assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
@@ -241,7 +305,12 @@ async fn bad_requests_are_refused_before_any_stream() {
         )
         .await;
         assert_eq!(r.status, 400, "{}", r.body);
-        let r = post(addr, &format!("{BASE}/agent/demo/{path}"), Some(&json!([1]))).await;
+        let r = post(
+            addr,
+            &format!("{BASE}/agent/demo/{path}"),
+            Some(&json!([1])),
+        )
+        .await;
         assert_eq!(r.status, 422, "{}", r.body);
         let big = input("t1", "r1", &"x".repeat(5000));
         let r = post(addr, &format!("{BASE}/agent/demo/{path}"), Some(&big)).await;
@@ -253,7 +322,12 @@ async fn bad_requests_are_refused_before_any_stream() {
     assert_eq!(r.status, 422, "{}", r.body);
     assert_eq!(r.json()["error"]["code"], "invalid_id");
     let long = "t".repeat(600);
-    let r = post(addr, &format!("{BASE}/agent/demo/connect"), Some(&connect_input(&long))).await;
+    let r = post(
+        addr,
+        &format!("{BASE}/agent/demo/connect"),
+        Some(&connect_input(&long)),
+    )
+    .await;
     assert_eq!(r.status, 422, "{}", r.body);
     let r = request(addr, "GET", &format!("{BASE}/agent/demo/run"), &[], None).await;
     assert_eq!(r.status, 405);
@@ -265,17 +339,29 @@ const BOB: &str = "bob-token-2";
 #[tokio::test]
 async fn the_routes_need_a_user_and_keep_users_apart() {
     let path = std::env::temp_dir().join(format!("agui-users-ck-{}.txt", std::process::id()));
-    let users = format!("{}\n{}\n", users_line("alice", ALICE), users_line("bob", BOB));
+    let users = format!(
+        "{}\n{}\n",
+        users_line("alice", ALICE),
+        users_line("bob", BOB)
+    );
     std::fs::write(&path, users).unwrap();
     let path = path.to_string_lossy().into_owned();
     let (addr, _) = start_server(&["--users", &path, "--demo-delay-ms", "5"]).await;
     let r = request(addr, "GET", &format!("{BASE}/info"), &[], None).await;
     assert_eq!(r.status, 401);
-    let r = post(addr, &format!("{BASE}/agent/demo/run"), Some(&input("t1", "r1", "chat"))).await;
+    let r = post(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        Some(&input("t1", "r1", "chat")),
+    )
+    .await;
     assert_eq!(r.status, 401);
     let as_ = |token: &str| [("Authorization".to_string(), format!("Bearer {token}"))];
     let alice = as_(ALICE);
-    let alice: Vec<(&str, &str)> = alice.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let alice: Vec<(&str, &str)> = alice
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let bob = as_(BOB);
     let bob: Vec<(&str, &str)> = bob.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let r = request(addr, "GET", &format!("{BASE}/info"), &alice, None).await;
@@ -303,9 +389,23 @@ async fn the_routes_need_a_user_and_keep_users_apart() {
     .await;
     assert_eq!(r.status, 200);
     assert!(!r.body.contains("data:"), "{}", r.body);
-    let r = request(addr, "POST", &format!("{BASE}/agent/demo/stop/ta"), &bob, None).await;
+    let r = request(
+        addr,
+        "POST",
+        &format!("{BASE}/agent/demo/stop/ta"),
+        &bob,
+        None,
+    )
+    .await;
     assert_eq!(r.json()["stopped"], false, "{}", r.body);
-    let r = request(addr, "POST", &format!("{BASE}/agent/demo/stop/ta"), &alice, None).await;
+    let r = request(
+        addr,
+        "POST",
+        &format!("{BASE}/agent/demo/stop/ta"),
+        &alice,
+        None,
+    )
+    .await;
     assert_eq!(r.json()["stopped"], true, "{}", r.body);
     let rest = tokio::time::timeout(Duration::from_secs(10), run.read_to_end())
         .await

@@ -51,7 +51,12 @@ async fn every_method_answers_through_the_single_route() {
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(
         types,
-        ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]
+        [
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_FINISHED"
+        ]
     );
 
     let stop = json!({"method": "agent/stop", "params": {"agentId": "demo", "threadId": "t1"}});

@@ -35,7 +35,11 @@ pub struct CopilotRuntime {
 impl CopilotRuntime {
     /// The run endpoint of agent `id`.
     pub fn run_url(&self, id: &str) -> String {
-        format!("{}/agent/{}/run", self.base, crate::wire::encode_segment(id))
+        format!(
+            "{}/agent/{}/run",
+            self.base,
+            crate::wire::encode_segment(id)
+        )
     }
 
     /// The agent whose run endpoint `url` is.
@@ -139,7 +143,10 @@ mod tests {
     fn a_hostile_info_is_bounded() {
         let mut agents = serde_json::Map::new();
         for i in 0..1000 {
-            agents.insert(format!("agent-{i:04}"), json!({"description": "d".repeat(10_000)}));
+            agents.insert(
+                format!("agent-{i:04}"),
+                json!({"description": "d".repeat(10_000)}),
+            );
         }
         agents.insert("x".repeat(MAX_AGENT_ID_BYTES + 1), json!({}));
         let rt = parse_info("/x", &json!({"mode": "sse", "agents": agents})).unwrap();

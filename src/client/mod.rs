@@ -5,9 +5,9 @@
 //! and pure logic, no browser API).
 
 pub mod answers;
-pub mod copilotkit;
 #[cfg(feature = "hydrate")]
 mod browser;
+pub mod copilotkit;
 pub mod errors;
 pub mod event_log;
 pub mod history;

@@ -57,9 +57,7 @@ impl ApiError {
                 "invalid_request",
                 m.clone(),
             ),
-            ApiError::InvalidRequest(m) => {
-                (StatusCode::BAD_REQUEST, "invalid_request", m.clone())
-            }
+            ApiError::InvalidRequest(m) => (StatusCode::BAD_REQUEST, "invalid_request", m.clone()),
             ApiError::Unauthorized => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized",

@@ -34,10 +34,9 @@ use crate::server::accounts::User;
 use crate::server::agents::Agent;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
-use crate::server::stream::{agui_frame, sse_response};
-use crate::wire::{run_events_url, COPILOTKIT_BASE, RUN_EVENTS_HEADER};
+use crate::wire::COPILOTKIT_BASE;
 
-use super::agents::parse_run_input;
+use super::agents::{parse_run_input, stream_run};
 use super::body::{content_length, read_json};
 
 /// The AG-UI version CopilotKit's client speaks (`@ag-ui/client` 0.0.48).
@@ -201,17 +200,7 @@ async fn start_run(
 ) -> Result<Response, ApiError> {
     let input = parse_run_input(value)?;
     let peer = peer_of(input.protocol_version.as_deref());
-    let events_url = run_events_url(&input.run_id);
-    let run = state
-        .runs
-        .start_for(agent, input, state.config.run_settings(), user)
-        .await?;
-    let reader = run.events.for_peer(Some(peer));
-    let mut resp = sse_response(reader, None, state.config.keep_alive, agui_frame);
-    if let Ok(v) = axum::http::HeaderValue::from_str(&events_url) {
-        resp.headers_mut().insert(RUN_EVENTS_HEADER, v);
-    }
-    Ok(resp)
+    stream_run(state, user, agent, input, true, Some(peer)).await
 }
 
 /// `connect`: the thread named by the `RunAgentInput` in `value`, restated, then its live run.

@@ -52,7 +52,9 @@ pub fn RuntimeAgents(
             };
             match (found, info) {
                 (Some(rt), _) if rt.agents.is_empty() => {
-                    status.set(format!("The CopilotKit runtime at {base} serves no agents."));
+                    status.set(format!(
+                        "The CopilotKit runtime at {base} serves no agents."
+                    ));
                     runtime.set(None);
                 }
                 (Some(rt), _) => {
@@ -81,20 +83,19 @@ pub fn RuntimeAgents(
     };
     let options = move || {
         runtime.with(|rt| {
-            rt.as_ref()
-                .map(|rt| {
-                    rt.agents
-                        .iter()
-                        .map(|a| {
-                            let value = rt.run_url(&a.id);
-                            view! {
-                                <option value=value title=a.description.clone()>
-                                    {a.id.clone()}
-                                </option>
-                            }
-                        })
-                        .collect_view()
-                })
+            rt.as_ref().map(|rt| {
+                rt.agents
+                    .iter()
+                    .map(|a| {
+                        let value = rt.run_url(&a.id);
+                        view! {
+                            <option value=value title=a.description.clone()>
+                                {a.id.clone()}
+                            </option>
+                        }
+                    })
+                    .collect_view()
+            })
         })
     };
     // The select shows while the Agent URL is one of the loaded runtime's agents.

@@ -16,7 +16,6 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use bytes::Bytes;
 use futures::StreamExt;
@@ -25,8 +24,9 @@ use crate::protocol::compat::{downgrade_event, Version};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::sse;
-use crate::protocol::types::{Message, ToolCall};
+use crate::protocol::types::{Message, ToolCall, PROTOCOL_VERSION};
 use crate::server::runs::{Frame, Joined, RunReader};
+use crate::server::stream::event_stream;
 
 /// How many already-waiting live events go into one write.
 const BATCH: usize = 64;
@@ -50,7 +50,8 @@ pub fn restate(
         run_id: run_id.clone(),
         parent_run_id: None,
         input: None,
-        protocol_version: None,
+        // Dropped for a pre-1.0 peer by the downgrade.
+        protocol_version: Some(PROTOCOL_VERSION.into()),
     });
     let (messages, open_calls) = split_open_calls(&conversation);
     events.push(EventKind::MessagesSnapshot { messages });
@@ -139,15 +140,16 @@ impl LiveFilter {
                 self.started.insert(message_id.clone());
             }
             EventKind::TextMessageContent { message_id, .. }
-            | EventKind::TextMessageEnd { message_id } => {
-                if self.started.insert(message_id.clone()) {
-                    let start = Event::from(EventKind::TextMessageStart {
-                        message_id: message_id.clone(),
-                        role: None,
-                        name: None,
-                    });
-                    out.push_str(&sse::encode_event(&start.to_json(), None, None));
-                }
+            | EventKind::TextMessageEnd { message_id }
+                if !self.started.contains(message_id) =>
+            {
+                self.started.insert(message_id.clone());
+                let start = Event::from(EventKind::TextMessageStart {
+                    message_id: message_id.clone(),
+                    role: None,
+                    name: None,
+                });
+                out.push_str(&sse::encode_event(&start.to_json(), None, None));
             }
             _ => {}
         }
@@ -167,9 +169,8 @@ pub fn connect_response(
     for e in &prefix {
         head.push_str(&sse::encode_event(&e.to_json(), None, None));
     }
-    let head = futures::stream::iter(
-        (!head.is_empty()).then(|| Ok::<_, Infallible>(Bytes::from(head))),
-    );
+    let head =
+        futures::stream::iter((!head.is_empty()).then(|| Ok::<_, Infallible>(Bytes::from(head))));
     let tail = futures::stream::unfold(
         live.map(|r| (r, LiveFilter::default())),
         move |state| async move {
@@ -197,13 +198,67 @@ pub fn connect_response(
             }
         },
     );
-    let mut resp = Response::new(Body::from_stream(head.chain(tail)));
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    resp
+    event_stream(Body::from_stream(head.chain(tail)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::types::TextRole;
+
+    #[test]
+    fn an_open_tool_call_leaves_the_snapshot_with_its_arguments_so_far() {
+        let mut conv = Conversation::default();
+        let kinds = [
+            EventKind::TextMessageStart {
+                message_id: "m1".into(),
+                role: Some(TextRole::Assistant),
+                name: None,
+            },
+            EventKind::TextMessageContent {
+                message_id: "m1".into(),
+                delta: "hi".into(),
+            },
+            EventKind::TextMessageEnd {
+                message_id: "m1".into(),
+            },
+            EventKind::ToolCallStart {
+                tool_call_id: "done".into(),
+                tool_call_name: "f".into(),
+                parent_message_id: Some("m1".into()),
+            },
+            EventKind::ToolCallEnd {
+                tool_call_id: "done".into(),
+            },
+            EventKind::ToolCallStart {
+                tool_call_id: "open".into(),
+                tool_call_name: "g".into(),
+                parent_message_id: Some("m1".into()),
+            },
+            EventKind::ToolCallArgs {
+                tool_call_id: "open".into(),
+                delta: "{\"a\":".into(),
+            },
+        ];
+        for k in kinds {
+            conv.apply(&Event::from(k));
+        }
+        let (messages, open) = split_open_calls(&conv);
+        let Message::Assistant(a) = &messages[0] else {
+            panic!("{messages:?}")
+        };
+        let ids: Vec<&str> = a
+            .tool_calls
+            .iter()
+            .flatten()
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(ids, ["done"]);
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].0, "m1");
+        assert_eq!(open[0].1.function.name, "g");
+        assert_eq!(open[0].1.function.arguments, "{\"a\":");
+        // The conversation itself is untouched.
+        assert_eq!(conv.open_tool_calls.len(), 1);
+    }
 }
