@@ -66,7 +66,12 @@ where
             }
         }
     });
-    let mut resp = Response::new(Body::from_stream(body));
+    event_stream(Body::from_stream(body))
+}
+
+/// `body` as an SSE response: `text/event-stream`, not cached, not buffered by proxies.
+pub fn event_stream(body: Body) -> Response {
+    let mut resp = Response::new(body);
     let h = resp.headers_mut();
     h.insert(
         header::CONTENT_TYPE,

@@ -8,10 +8,13 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use crate::protocol::compat::prepare_request;
+use std::sync::Arc;
+
+use crate::protocol::compat::{prepare_request, Version};
 use crate::protocol::enforce::strip_unknown_parts_in_messages;
 use crate::protocol::types::RunAgentInput;
 use crate::server::accounts::User;
+use crate::server::agents::Agent;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
 use crate::server::stream::{agui_frame, sse_response};
@@ -66,13 +69,31 @@ async fn run(
     let detach = wants_detach(req.headers());
     let value = read_json(&state, req.into_body(), declared).await?;
     let input = parse_run_input(value)?;
+    stream_run(&state, user, agent, input, detach, None).await
+}
+
+/// Start `agent` on `input` for `user` and answer with the run's events, naming its event
+/// stream in `X-AGUI-Run-Events`. Unless `detach`, the client going away cancels the run.
+/// Events are downgraded for `peer` when given, else for the version the input declares.
+pub async fn stream_run(
+    state: &AppState,
+    user: User,
+    agent: Arc<dyn Agent>,
+    input: RunAgentInput,
+    detach: bool,
+    peer: Option<Version>,
+) -> Result<Response, ApiError> {
     let events_url = run_events_url(&input.run_id);
     let run = state
         .runs
         .start_for(agent, input, state.config.run_settings(), user)
         .await?;
     let cancel = (!detach).then_some(run.cancel);
-    let mut resp = sse_response(run.events, cancel, state.config.keep_alive, agui_frame);
+    let events = match peer {
+        Some(p) => run.events.for_peer(Some(p)),
+        None => run.events,
+    };
+    let mut resp = sse_response(events, cancel, state.config.keep_alive, agui_frame);
     if let Ok(v) = HeaderValue::from_str(&events_url) {
         resp.headers_mut().insert(RUN_EVENTS_HEADER, v);
     }
