@@ -6,7 +6,11 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files = ["proto/events.proto", "proto/types.proto", "proto/patch.proto"];
+    let files = [
+        "proto/events.proto",
+        "proto/types.proto",
+        "proto/patch.proto",
+    ];
     for f in files {
         println!("cargo:rerun-if-changed={f}");
     }

@@ -232,7 +232,8 @@ fn body(arm: Arm) -> Result<Body, ProtoError> {
                         .collect::<Result<Vec<_>, _>>()?;
                     let interrupts = (e.outcome == "interrupt" || !interrupts.is_empty())
                         .then(|| Value::Array(interrupts));
-                    Ok(o().s("type", e.outcome)
+                    Ok(o()
+                        .s("type", e.outcome)
                         .v("interrupts", interrupts)
                         .v("pendingToolCallIds", strings(e.pending_tool_call_ids))
                         .done())
@@ -431,7 +432,10 @@ fn run_input(i: pb::RunAgentInput) -> Result<Value, ProtoError> {
         .v("tools", Some(Value::Array(tools)))
         .v("context", Some(Value::Array(context)))
         .v("forwardedProps", val(i.forwarded_props)?)
-        .v("resume", (!resume.is_empty()).then_some(Value::Array(resume)))
+        .v(
+            "resume",
+            (!resume.is_empty()).then_some(Value::Array(resume)),
+        )
         .done())
 }
 
@@ -441,7 +445,10 @@ const ACTIVITY_ROLE: &str = "activity";
 
 fn messages(messages: Vec<pb::Message>) -> Result<Value, ProtoError> {
     Ok(Value::Array(
-        messages.into_iter().map(message).collect::<Result<_, _>>()?,
+        messages
+            .into_iter()
+            .map(message)
+            .collect::<Result<_, _>>()?,
     ))
 }
 

@@ -38,14 +38,12 @@ pub fn json_to_event(event: &Value) -> Result<pb::Event, ProtoError> {
             name: opt(o, "name")?,
             subagent_run_id: sub()?,
         }),
-        pb::EventType::TextMessageContent => {
-            Arm::TextMessageContent(pb::TextMessageContentEvent {
-                base_event: b,
-                message_id: req(o, "messageId")?,
-                delta: req(o, "delta")?,
-                subagent_run_id: sub()?,
-            })
-        }
+        pb::EventType::TextMessageContent => Arm::TextMessageContent(pb::TextMessageContentEvent {
+            base_event: b,
+            message_id: req(o, "messageId")?,
+            delta: req(o, "delta")?,
+            subagent_run_id: sub()?,
+        }),
         pb::EventType::TextMessageEnd => Arm::TextMessageEnd(pb::TextMessageEndEvent {
             base_event: b,
             message_id: req(o, "messageId")?,
