@@ -1,5 +1,6 @@
 //! The canonical AG-UI endpoints: `POST /api/agents/{agent_id}` runs an agent and streams its
-//! events; `GET /api/agents` lists the agents with their capabilities.
+//! events (SSE, or protobuf frames when `Accept` prefers `application/vnd.ag-ui.event+proto`);
+//! `GET /api/agents` lists the agents with their capabilities.
 
 use axum::extract::{Extension, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue};
@@ -14,7 +15,7 @@ use crate::protocol::types::RunAgentInput;
 use crate::server::accounts::User;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
-use crate::server::stream::{agui_frame, sse_response};
+use crate::server::stream::{event_response, negotiate};
 use crate::wire::{run_events_url, DETACH_HEADER, RUN_EVENTS_HEADER};
 
 use super::body::{content_length, parse_body, read_json};
@@ -64,6 +65,7 @@ async fn run(
         .ok_or_else(|| ApiError::NotFound(format!("no agent '{agent_id}' is served here")))?;
     let declared = content_length(&req);
     let detach = wants_detach(req.headers());
+    let transport = negotiate(req.headers());
     let value = read_json(&state, req.into_body(), declared).await?;
     let input = parse_run_input(value)?;
     let events_url = run_events_url(&input.run_id);
@@ -72,7 +74,7 @@ async fn run(
         .start_for(agent, input, state.config.run_settings(), user)
         .await?;
     let cancel = (!detach).then_some(run.cancel);
-    let mut resp = sse_response(run.events, cancel, state.config.keep_alive, agui_frame);
+    let mut resp = event_response(run.events, cancel, state.config.keep_alive, transport);
     if let Ok(v) = HeaderValue::from_str(&events_url) {
         resp.headers_mut().insert(RUN_EVENTS_HEADER, v);
     }

@@ -459,7 +459,7 @@ impl Agent for ProxyAgent {
                 "Foreign AG-UI agent at {host}, proxied: its events are translated, verified and stored here."
             ),
             // AG-UI defines no way to ask an agent for its capabilities, so the proxy states
-            // only what it knows: it streams over SSE. Everything else is absent (unknown).
+            // only what it knows: this server streams it over SSE or protobuf. Everything else is absent (unknown).
             capabilities: json!({
                 "identity": {
                     "name": self.spec.id,
@@ -470,7 +470,7 @@ impl Agent for ProxyAgent {
                 "transport": {
                     "streaming": true,
                     "websocket": false,
-                    "httpBinary": false,
+                    "httpBinary": true,
                     "pushNotifications": false,
                     "resumable": false,
                 },
