@@ -116,6 +116,22 @@ fn many_empty_messages_are_refused_before_decoding() {
         decode_payload(&payload),
         Err(ProtoError::TooManyMessages(MAX_NESTED_MESSAGES))
     );
+    // What the budget allows costs at most this much as the largest repeated element.
+    let largest = [
+        std::mem::size_of::<pb::Message>(),
+        std::mem::size_of::<pb::Interrupt>(),
+        std::mem::size_of::<pb::Tool>(),
+        std::mem::size_of::<pb::InputContent>(),
+        std::mem::size_of::<pb::JsonPatchOperation>(),
+        std::mem::size_of::<pb::Usage>(),
+    ]
+    .into_iter()
+    .max()
+    .unwrap();
+    assert!(
+        MAX_NESTED_MESSAGES * largest <= 128 << 20,
+        "{largest} B per message"
+    );
     // A budget counts nested messages at every depth.
     let snapshot =
         encode_event_json(&json!({"type": "STATE_SNAPSHOT", "snapshot": {"a": [1, 2, 3]}}))
