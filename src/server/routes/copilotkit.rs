@@ -34,6 +34,7 @@ use crate::server::accounts::User;
 use crate::server::agents::Agent;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
+use crate::server::stream::Transport;
 use crate::wire::COPILOTKIT_BASE;
 
 use super::agents::{parse_run_input, stream_run};
@@ -200,7 +201,7 @@ async fn start_run(
 ) -> Result<Response, ApiError> {
     let input = parse_run_input(value)?;
     let peer = peer_of(input.protocol_version.as_deref());
-    stream_run(state, user, agent, input, true, Some(peer)).await
+    stream_run(state, user, agent, input, true, Some(peer), Transport::Sse).await
 }
 
 /// `connect`: the thread named by the `RunAgentInput` in `value`, restated, then its live run.
