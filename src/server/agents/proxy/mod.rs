@@ -8,6 +8,7 @@
 //! configured headers elsewhere), and its response is bounded in total bytes and events
 //! (`--max-upstream-bytes`/`-events`, code `RunErrorCode::UpstreamLimit`), not only per line.
 
+mod quirks;
 pub mod spec;
 
 use std::error::Error as _;
@@ -19,6 +20,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, Url};
 use serde_json::json;
 
+use self::quirks::Quirks;
 use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
@@ -193,7 +195,10 @@ impl ProxyAgent {
         pipeline: &mut Pipeline,
         response: Response,
     ) -> Result<RunEnd, AgentError> {
-        let mut relay = Relay::default();
+        let mut relay = Relay {
+            quirks: Quirks::for_input(&ctx.input),
+            ..Relay::default()
+        };
         let mut meter = UpstreamMeter::new(
             ctx.settings.upstream,
             format!("the foreign agent at {}", self.host()),
@@ -318,6 +323,8 @@ struct Relay {
     violation: Option<String>,
     /// Tool calls started in the run and not answered by a `TOOL_CALL_RESULT`, in order.
     unanswered: Vec<String>,
+    /// Framework quirks repaired before an event is relayed.
+    quirks: Quirks,
 }
 
 impl Relay {
@@ -329,9 +336,16 @@ impl Relay {
         ctx: &mut RunContext,
         delivered: Vec<Delivered>,
     ) -> Result<(), AgentError> {
-        for Delivered { event, .. } in delivered {
+        for Delivered { mut event, .. } in delivered {
             if self.violation.is_some() {
                 break;
+            }
+            let (repaired, before) = self.quirks.repair(&mut event);
+            if let Some(repaired) = repaired {
+                tracing::warn!(run = %ctx.run_id(), "foreign stream: {repaired}");
+            }
+            if let Some(before) = before {
+                ctx.emit(before).await?;
             }
             match event.kind {
                 EventKind::RunStarted {
