@@ -54,7 +54,7 @@ def script(messages) -> AIMessage:
     """The model's next message for this conversation."""
     last = messages[-1] if messages else None
     if isinstance(last, ToolMessage):
-        return AIMessage(content=f"The weather tool says: {last.content}")
+        return AIMessage(content=f"The {last.name} tool says: {last.content}")
     words = last_human(messages).split()
     first = words[0] if words else ""
     if first == "weather":
