@@ -42,13 +42,10 @@ impl Quirks {
         let mut q = Quirks::default();
         for m in &input.messages {
             q.input_messages.insert(m.id().to_string());
-            match m {
-                Message::Assistant(a) => {
-                    for tc in a.tool_calls.iter().flatten() {
-                        q.taken.insert(tc.id.clone());
-                    }
+            if let Message::Assistant(a) = m {
+                for tc in a.tool_calls.iter().flatten() {
+                    q.taken.insert(tc.id.clone());
                 }
-                _ => {}
             }
         }
         q
