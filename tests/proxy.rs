@@ -345,7 +345,7 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
     }
 
     // Consumer MUSTs: the boundary events carry the input's thread (a stream does not switch
-    // threads) and a run's interrupt ids are unique. Our client sees RUN_ERROR; the run is
+    // threads) and matching run ids, and a run's interrupt ids are unique. Our client sees RUN_ERROR; the run is
     // stored as failed.
     for (text, needle) in [
         (

@@ -219,6 +219,14 @@ async def switch_thread(inp, request):
     yield RunFinishedEvent(thread_id="py-thread", run_id=inp.run_id)
 
 
+async def mismatched_run(inp, request):
+    """Breaks a consumer MUST: the run ends under another run id than it started with."""
+    yield started(inp)
+    for e in say("py-mismatch", "Done."):
+        yield e
+    yield RunFinishedEvent(thread_id=inp.thread_id, run_id="py-other-run")
+
+
 async def duplicate_interrupts(inp, request):
     """Breaks a consumer MUST: two interrupts of one run under the same id."""
     yield started(inp)
@@ -329,7 +337,7 @@ BEHAVIOURS = {
     f.__name__: f
     for f in [
         text, echo, tools, state, reasoning, pending, result, chunks, legacy, other_ids, error,
-        other_thread, switch_thread, duplicate_interrupts, cut_terminal,
+        other_thread, switch_thread, mismatched_run, duplicate_interrupts, cut_terminal,
         error_nocode, late_error, broken, malformed, after_terminal, second_run, truncated, empty,
         linger, slow, quiet,
     ]
