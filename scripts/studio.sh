@@ -59,15 +59,18 @@ setup() {
   python_venv
 }
 
-# The Python venv of the foreign AG-UI agent that tests/proxy.rs proxies (official SDK, uvicorn).
+# The Python venv of the foreign AG-UI agents that tests/proxy.rs and tests/frameworks.rs proxy:
+# the official SDK with uvicorn, then LangGraph (ag-ui-langgraph) and Pydantic AI with fake models
+# (about 25 s and 100 MB more on a fresh machine). Skipped while the stamp is newer than both files.
 python_venv() {
-  local req=tests/foreign/requirements.txt
-  if [ -x .venv/bin/python ] && [ .venv/.requirements-installed -nt "$req" ]; then
+  local req=tests/foreign/requirements.txt fw=tests/foreign/requirements-frameworks.txt
+  if [ -x .venv/bin/python ] && [ .venv/.requirements-installed -nt "$req" ] \
+    && [ .venv/.requirements-installed -nt "$fw" ]; then
     return
   fi
-  say "creating the Python venv .venv/ for the proxy tests ($req)"
+  say "creating the Python venv .venv/ for the proxy tests ($req, $fw)"
   [ -x .venv/bin/python ] || python3 -m venv .venv
-  .venv/bin/pip install --quiet --disable-pip-version-check -r "$req"
+  .venv/bin/pip install --quiet --disable-pip-version-check -r "$req" -r "$fw"
   touch .venv/.requirements-installed
 }
 

@@ -9,6 +9,7 @@
 //! (`--max-upstream-bytes`/`-events`, code `RunErrorCode::UpstreamLimit`), not only per line.
 
 mod feed;
+mod quirks;
 pub mod spec;
 
 use std::error::Error as _;
@@ -20,6 +21,7 @@ use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, Url};
 use serde_json::json;
 
+use self::quirks::Quirks;
 use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
@@ -210,7 +212,10 @@ impl ProxyAgent {
         response: Response,
         mut feed: feed::Feed,
     ) -> Result<RunEnd, AgentError> {
-        let mut relay = Relay::default();
+        let mut relay = Relay {
+            quirks: Quirks::for_input(&ctx.input),
+            ..Relay::default()
+        };
         let who = format!("the foreign agent at {}", self.host());
         let mut meter = UpstreamMeter::new(
             ctx.settings.upstream,
@@ -347,6 +352,8 @@ struct Relay {
     violation: Option<String>,
     /// Tool calls started in the run and not answered by a `TOOL_CALL_RESULT`, in order.
     unanswered: Vec<String>,
+    /// Framework quirks repaired before an event is relayed.
+    quirks: Quirks,
 }
 
 impl Relay {
@@ -358,9 +365,16 @@ impl Relay {
         ctx: &mut RunContext,
         delivered: Vec<Delivered>,
     ) -> Result<(), AgentError> {
-        for Delivered { event, .. } in delivered {
+        for Delivered { mut event, .. } in delivered {
             if self.violation.is_some() {
                 break;
+            }
+            let (repaired, before) = self.quirks.repair(&mut event);
+            if let Some(repaired) = repaired {
+                tracing::warn!(run = %ctx.run_id(), "foreign stream: {repaired}");
+            }
+            if let Some(before) = before {
+                ctx.emit(before).await?;
             }
             match event.kind {
                 EventKind::RunStarted {
