@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { readFileSync } from "node:fs";
-import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot, shots } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot, shots, inputIds, withIds } from "./support.mjs";
 
 let server;
 let browser;
@@ -87,22 +87,23 @@ test("after a reload the inspector shows every stored event of the thread", asyn
 
 test("100,000 events: a short list in the page that follows the newest, and jumps back", async () => {
   const N = 100000;
-  let body = `data: ${JSON.stringify({ type: "RUN_STARTED", threadId: "t", runId: "big" })}\n\n`;
-  body += `data: ${JSON.stringify({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" })}\n\n`;
+  let body = `data: ${JSON.stringify({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" })}\n\n`;
   for (let i = 0; i < N; i++) {
     body += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"${i % 10 === 0 ? "\\n" : ""}d${i} "}\n\n`;
   }
   // An unknown property: the pipeline strips it and warns.
   body += `data: ${JSON.stringify({ type: "TEXT_MESSAGE_END", messageId: "m", oddField: 1 })}\n\n`;
-  body += `data: ${JSON.stringify({ type: "RUN_FINISHED", threadId: "t", runId: "big" })}\n\n`;
-  const foreign = http.createServer((req, res) => {
+  const foreign = http.createServer(async (req, res) => {
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "access-control-allow-origin": "*",
       "access-control-allow-headers": "*",
     });
     if (req.method === "OPTIONS") return res.end();
-    res.end(body);
+    const ids = await inputIds(req);
+    res.write(`data: ${JSON.stringify({ type: "RUN_STARTED", ...ids })}\n\n`);
+    res.write(body);
+    res.end(`data: ${JSON.stringify({ type: "RUN_FINISHED", ...ids })}\n\n`);
   });
   await new Promise((r) => foreign.listen(0, "127.0.0.1", r));
   try {

@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot, inputIds, withIds } from "./support.mjs";
 
 let server;
 let browser;
@@ -207,14 +207,15 @@ test("security: script and HTML in a foreign agent's stream render as text and r
     { type: "CUSTOM", name: "ui_render_hint", value: { component: "card", props: { title: payload, body: payload } } },
     { type: "RUN_FINISHED", threadId: "t", runId: "r" },
   ];
-  const foreign = http.createServer((req, res) => {
+  const foreign = http.createServer(async (req, res) => {
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "access-control-allow-origin": "*",
       "access-control-allow-headers": "*",
     });
     if (req.method === "OPTIONS") return res.end();
-    for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+    const ids = await inputIds(req);
+    for (const e of events) res.write(`data: ${JSON.stringify(withIds(e, ids))}\n\n`);
     res.end();
   });
   await new Promise((r) => foreign.listen(0, "127.0.0.1", r));

@@ -142,3 +142,25 @@ export async function shoot(page, name, { fullPage = true } = {}) {
   await page.screenshot({ path: path.join(shots, `${name}-dark.png`), fullPage, animations: "disabled" });
   await theme(false);
 }
+
+/**
+ * The input's `threadId` and `runId` from a foreign test agent's request: AG-UI 1.1 requires
+ * the run's boundary events to carry them, and the studio's pipeline fails a run that does not.
+ */
+export async function inputIds(req) {
+  let raw = "";
+  for await (const chunk of req) raw += chunk;
+  try {
+    const input = JSON.parse(raw);
+    return { threadId: String(input.threadId), runId: String(input.runId) };
+  } catch {
+    return { threadId: "t", runId: "r" };
+  }
+}
+
+/** `event` with the input's ids when it is a run's boundary event. */
+export function withIds(event, ids) {
+  return ["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"].includes(event.type) && ids
+    ? { ...event, threadId: ids.threadId, runId: ids.runId }
+    : event;
+}

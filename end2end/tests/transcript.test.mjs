@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { startServer, stopServer, launchBrowser, openPage, send, idle } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, inputIds, withIds } from "./support.mjs";
 
 let server;
 let browser;
@@ -38,7 +38,8 @@ test("a tool call whose arguments ended early stays ended after 20,000 later eve
       "access-control-allow-headers": "*",
     });
     if (req.method === "OPTIONS") return res.end();
-    let body = head.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    const ids = await inputIds(req);
+    let body = head.map((e) => `data: ${JSON.stringify(withIds(e, ids))}\n\n`).join("");
     for (let i = 0; i < 20000; i++) {
       body += `data: ${JSON.stringify({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "x" })}\n\n`;
     }
@@ -49,7 +50,7 @@ test("a tool call whose arguments ended early stays ended after 20,000 later eve
       { type: "TEXT_MESSAGE_END", messageId: "m" },
       { type: "RUN_FINISHED", threadId: "t", runId: "r" },
     ]) {
-      res.write(`data: ${JSON.stringify(e)}\n\n`);
+      res.write(`data: ${JSON.stringify(withIds(e, ids))}\n\n`);
     }
     res.end();
   });

@@ -92,12 +92,9 @@ pub async fn stream_run(
         .start_for(agent, input, state.config.run_settings(), user)
         .await?;
     let cancel = (!detach).then_some(run.cancel);
-    let events = match (peer, transport) {
-        // Protobuf carries 1.1 events only, one frame per event (the resume position counts
-        // frames): never downgraded.
-        (_, Transport::Proto) => run.events.for_peer(None),
-        (Some(p), Transport::Sse) => run.events.for_peer(Some(p)),
-        (None, Transport::Sse) => run.events,
+    let events = match peer {
+        Some(p) => run.events.for_peer(Some(p)),
+        None => run.events,
     };
     let mut resp = event_response(events, cancel, state.config.keep_alive, transport);
     if let Ok(v) = HeaderValue::from_str(&events_url) {
