@@ -48,7 +48,7 @@ setup() {
     as_root apt-get install -y chromium
   fi
   if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
-    say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt, the @ag-ui packages of tests/foreign/a2ui_agent.mjs)"
+    say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt, the @ag-ui packages of tests/foreign/a2ui_agent.mjs, the reference MCP server of tests/mcp.rs)"
     (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
   # Debian's binaryen (wasm-opt 108) silently breaks hydration; ours must come first on PATH.

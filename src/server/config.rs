@@ -123,11 +123,21 @@ pub struct ServeArgs {
     pub mcp: Vec<crate::server::mcp::McpSpec>,
 
     /// Seconds an MCP server has to start, shake hands and list its tools at startup.
-    #[arg(long, env = "AGUI_MCP_CONNECT_TIMEOUT", default_value_t = 30, value_name = "SECONDS")]
+    #[arg(
+        long,
+        env = "AGUI_MCP_CONNECT_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
     pub mcp_connect_timeout: u64,
 
     /// Seconds one MCP tool call may take; past it the model reads an error as the result.
-    #[arg(long, env = "AGUI_MCP_CALL_TIMEOUT", default_value_t = 30, value_name = "SECONDS")]
+    #[arg(
+        long,
+        env = "AGUI_MCP_CALL_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
     pub mcp_call_timeout: u64,
 
     /// Largest MCP tool result passed to the model and the client, in bytes (cut with a note).
@@ -135,7 +145,12 @@ pub struct ServeArgs {
     pub mcp_max_result_bytes: usize,
 
     /// Most tools offered from one MCP server (the first ones it lists).
-    #[arg(long, env = "AGUI_MCP_MAX_TOOLS", default_value_t = 64, value_name = "N")]
+    #[arg(
+        long,
+        env = "AGUI_MCP_MAX_TOOLS",
+        default_value_t = 64,
+        value_name = "N"
+    )]
     pub mcp_max_tools: usize,
 
     /// SQLite database file for threads, runs and their events (created if missing; WAL mode).

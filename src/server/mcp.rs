@@ -115,7 +115,9 @@ impl McpHub {
             ..McpHub::default()
         };
         for (spec, connected) in specs.iter().zip(join_all(attempts).await) {
-            let Some((service, tools)) = connected else { continue };
+            let Some((service, tools)) = connected else {
+                continue;
+            };
             let index = hub.servers.len();
             let offered = hub.add_tools(index, &spec.id, tools);
             tracing::info!(server = %spec.id, at = %spec.describe(), tools = offered, "MCP server connected");
@@ -182,7 +184,10 @@ impl McpHub {
         cancel: &CancellationToken,
     ) -> Result<Outcome, Cancelled> {
         let Some(tool) = self.by_name.get(offered).map(|&i| &self.tools[i]) else {
-            return Ok(Outcome::error(format!("there is no tool named '{}'", result::cut(offered, 80))));
+            return Ok(Outcome::error(format!(
+                "there is no tool named '{}'",
+                result::cut(offered, 80)
+            )));
         };
         let server = &self.servers[tool.server];
         let args = match parse_arguments(arguments) {
@@ -281,7 +286,9 @@ fn tool_definition(server: &str, tool: &Value) -> Result<(String, String, Value)
     let schema = Value::Object(schema);
     let size = schema.to_string().len();
     if size > MAX_SCHEMA_BYTES {
-        return Err(format!("'{offered}': its input schema is {size} bytes (at most {MAX_SCHEMA_BYTES})"));
+        return Err(format!(
+            "'{offered}': its input schema is {size} bytes (at most {MAX_SCHEMA_BYTES})"
+        ));
     }
     let mut function = Map::new();
     function.insert("name".into(), json!(offered));
@@ -291,10 +298,17 @@ fn tool_definition(server: &str, tool: &Value) -> Result<(String, String, Value)
         .or_else(|| tool.get("title").and_then(Value::as_str))
         .unwrap_or("");
     if !description.is_empty() {
-        function.insert("description".into(), json!(result::cut(description, MAX_DESCRIPTION_CHARS)));
+        function.insert(
+            "description".into(),
+            json!(result::cut(description, MAX_DESCRIPTION_CHARS)),
+        );
     }
     function.insert("parameters".into(), schema);
-    Ok((offered, name.to_string(), json!({"type": "function", "function": function})))
+    Ok((
+        offered,
+        name.to_string(),
+        json!({"type": "function", "function": function}),
+    ))
 }
 
 /// The model's argument text as an object (empty text: no arguments).

@@ -146,7 +146,9 @@ impl AppState {
         // MCP servers serve the LLM agents only: none are started without one.
         let mcp = if args.llm.is_empty() {
             if !args.mcp.is_empty() {
-                tracing::warn!("--mcp is given but no --llm agent could use its tools; not connecting");
+                tracing::warn!(
+                    "--mcp is given but no --llm agent could use its tools; not connecting"
+                );
             }
             Arc::new(mcp::McpHub::default())
         } else {

@@ -50,7 +50,7 @@ pub fn outcome(result: &Value, max_bytes: usize) -> Outcome {
             "image" | "audio" => {
                 let mime = s("mimeType").unwrap_or("application/octet-stream");
                 let data = s("data").unwrap_or("");
-                let bytes = data.len() / 4 * 3;
+                let bytes = decoded_len(data);
                 // Inline images are attached while they fit the budget; audio, which no
                 // renderer here plays from a tool result, is described.
                 if kind == "image" && media_bytes + data.len() + text.len() <= max_bytes {
@@ -63,7 +63,10 @@ pub fn outcome(result: &Value, max_bytes: usize) -> Outcome {
                         id: None,
                         metadata: None,
                     }));
-                    push(&mut text, &format!("[{kind}: {mime}, {bytes} bytes, attached]"));
+                    push(
+                        &mut text,
+                        &format!("[{kind}: {mime}, {bytes} bytes, attached]"),
+                    );
                 } else {
                     push(&mut text, &format!("[{kind}: {mime}, {bytes} bytes]"));
                 }
@@ -79,16 +82,28 @@ pub fn outcome(result: &Value, max_bytes: usize) -> Outcome {
             "resource" => {
                 let r = part.get("resource").unwrap_or(&Value::Null);
                 let uri = r.get("uri").and_then(Value::as_str).unwrap_or("?");
-                match (r.get("text").and_then(Value::as_str), r.get("blob").and_then(Value::as_str)) {
+                match (
+                    r.get("text").and_then(Value::as_str),
+                    r.get("blob").and_then(Value::as_str),
+                ) {
                     (Some(t), _) => push(&mut text, &format!("[resource {uri}]\n{t}")),
                     (None, Some(b)) => {
-                        let mime = r.get("mimeType").and_then(Value::as_str).unwrap_or("binary");
-                        push(&mut text, &format!("[resource {uri}: {mime}, {} bytes]", b.len() / 4 * 3));
+                        let mime = r
+                            .get("mimeType")
+                            .and_then(Value::as_str)
+                            .unwrap_or("binary");
+                        push(
+                            &mut text,
+                            &format!("[resource {uri}: {mime}, {} bytes]", decoded_len(b)),
+                        );
                     }
                     (None, None) => push(&mut text, &format!("[resource {uri}]")),
                 }
             }
-            other => push(&mut text, &format!("[content of type '{}']", cut(other, 40))),
+            other => push(
+                &mut text,
+                &format!("[content of type '{}']", cut(other, 40)),
+            ),
         }
         // Stop reading once the budget is spent: the rest would be cut anyway.
         if text.len() > max_bytes {
@@ -134,6 +149,11 @@ pub fn outcome(result: &Value, max_bytes: usize) -> Outcome {
     Outcome { text, content }
 }
 
+/// The size of the bytes base64 text `b64` carries (four characters carry three bytes).
+fn decoded_len(b64: &str) -> usize {
+    b64.trim_end_matches('=').len() * 3 / 4
+}
+
 /// `s` cut to `max` characters (with an ellipsis when cut).
 pub fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -150,7 +170,10 @@ mod tests {
 
     #[test]
     fn text_and_errors() {
-        let o = outcome(&json!({"content": [{"type": "text", "text": "Echo: hi"}]}), 1000);
+        let o = outcome(
+            &json!({"content": [{"type": "text", "text": "Echo: hi"}]}),
+            1000,
+        );
         assert_eq!(o.text, "Echo: hi");
         assert_eq!(o.content, Content::Text("Echo: hi".into()));
         let o = outcome(
@@ -158,9 +181,15 @@ mod tests {
             1000,
         );
         assert_eq!(o.text, "Error: bad input");
-        let o = outcome(&json!({"content": [], "structuredContent": {"sum": 5}}), 1000);
+        let o = outcome(
+            &json!({"content": [], "structuredContent": {"sum": 5}}),
+            1000,
+        );
         assert_eq!(o.text, r#"{"sum":5}"#);
-        assert_eq!(outcome(&json!({"isError": true}), 1000).text, "Error: the tool reported an error");
+        assert_eq!(
+            outcome(&json!({"isError": true}), 1000).text,
+            "Error: the tool reported an error"
+        );
     }
 
     #[test]
@@ -177,13 +206,21 @@ mod tests {
             ]}),
             10_000,
         );
-        assert!(o.text.contains("[image: image/png, 6 bytes, attached]"), "{}", o.text);
+        assert!(
+            o.text.contains("[image: image/png, 8 bytes, attached]"),
+            "{}",
+            o.text
+        );
         assert!(o.text.contains("[audio: audio/wav, 3 bytes]"));
         assert!(o.text.contains("[resource link: file:///x (x)]"));
         assert!(o.text.contains("[resource test://1]\nbody"));
-        assert!(o.text.contains("[resource test://2: application/gzip, 3 bytes]"));
+        assert!(o
+            .text
+            .contains("[resource test://2: application/gzip, 3 bytes]"));
         assert!(o.text.contains("[content of type 'hologram']"));
-        let Content::Parts(parts) = &o.content else { panic!("{:?}", o.content) };
+        let Content::Parts(parts) = &o.content else {
+            panic!("{:?}", o.content)
+        };
         assert_eq!(parts.len(), 2);
         assert!(matches!(&parts[1], ContentPart::Image(_)));
     }
@@ -193,13 +230,23 @@ mod tests {
         let long = "é".repeat(1000);
         let o = outcome(&json!({"content": [{"type": "text", "text": long}]}), 101);
         assert!(o.text.starts_with(&"é".repeat(50)));
-        assert!(o.text.contains("[truncated: the tool's result was 2000 bytes; the first 100 are shown]"), "{}", o.text);
+        assert!(
+            o.text
+                .contains("[truncated: the tool's result was 2000 bytes; the first 100 are shown]"),
+            "{}",
+            o.text
+        );
         let big = "A".repeat(4000);
-        let o = outcome(&json!({"content": [{"type": "image", "data": big, "mimeType": "image/png"}]}), 1000);
+        let o = outcome(
+            &json!({"content": [{"type": "image", "data": big, "mimeType": "image/png"}]}),
+            1000,
+        );
         assert_eq!(o.text, "[image: image/png, 3000 bytes]");
         assert!(matches!(o.content, Content::Text(_)));
         // Thousands of parts stop being read once the budget is spent.
-        let many: Vec<Value> = (0..100_000).map(|_| json!({"type": "text", "text": "xxxxxxxxxx"})).collect();
+        let many: Vec<Value> = (0..100_000)
+            .map(|_| json!({"type": "text", "text": "xxxxxxxxxx"}))
+            .collect();
         let o = outcome(&json!({"content": many}), 1000);
         assert!(o.text.len() < 1200);
     }

@@ -83,7 +83,7 @@ impl FromStr for McpSpec {
                 return Err(bad("stdio: needs a command, e.g. stdio:npx -y @modelcontextprotocol/server-everything".into()));
             };
             let args: Vec<String> = words.collect();
-            if args.len() >= MAX_ARGS {
+            if args.len() + 1 > MAX_ARGS {
                 return Err(bad(format!("at most {MAX_ARGS} words in a stdio command")));
             }
             Transport::Stdio { program, args }
@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn refuses_bad_specs() {
         let too_long = format!("{}=stdio:x", "a".repeat(MAX_ID_LEN + 1));
-        let many = format!("a=stdio:{}", "x ".repeat(MAX_ARGS));
+        let many = format!("a=stdio:{}", "x ".repeat(MAX_ARGS + 1));
         for (spec, want) in [
             ("", "expected ID="),
             ("noequals", "expected ID="),

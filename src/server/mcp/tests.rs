@@ -21,14 +21,18 @@ fn definitions_are_named_and_bounded() {
                "parameters": {"type": "object", "properties": {"a": {"type": "number"}}}}})
     );
     // No schema: an empty object schema; a long description is cut.
-    let (_, _, def) = tool_definition(
-        "s",
-        &json!({"name": "t", "description": "d".repeat(5000)}),
-    )
-    .unwrap();
-    assert_eq!(def["function"]["parameters"], json!({"type": "object", "properties": {}}));
+    let (_, _, def) =
+        tool_definition("s", &json!({"name": "t", "description": "d".repeat(5000)})).unwrap();
     assert_eq!(
-        def["function"]["description"].as_str().unwrap().chars().count(),
+        def["function"]["parameters"],
+        json!({"type": "object", "properties": {}})
+    );
+    assert_eq!(
+        def["function"]["description"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count(),
         MAX_DESCRIPTION_CHARS + 1
     );
     for bad in [
@@ -67,7 +71,9 @@ fn arguments_must_be_an_object() {
     assert!(parse_arguments("  ").unwrap().is_empty());
     assert_eq!(parse_arguments(r#"{"a":1}"#).unwrap()["a"], 1);
     assert!(parse_arguments("[1]").unwrap_err().contains("JSON object"));
-    assert!(parse_arguments("{oops").unwrap_err().contains("not valid JSON"));
+    assert!(parse_arguments("{oops")
+        .unwrap_err()
+        .contains("not valid JSON"));
 }
 
 #[tokio::test]
@@ -78,14 +84,20 @@ async fn a_server_that_cannot_start_is_left_out() {
         "quits=stdio:true".parse().unwrap(),
     ];
     let started = std::time::Instant::now();
-    let hub = McpHub::connect(&specs, McpLimits {
-        connect_timeout: Duration::from_secs(5),
-        ..McpLimits::default()
-    })
+    let hub = McpHub::connect(
+        &specs,
+        McpLimits {
+            connect_timeout: Duration::from_secs(5),
+            ..McpLimits::default()
+        },
+    )
     .await;
     assert!(hub.tools().is_empty());
     assert_eq!(hub.server_ids().count(), 0);
     assert!(started.elapsed() < Duration::from_secs(6));
-    let o = hub.call("mcp__gone__x", "{}", &CancellationToken::new()).await.unwrap();
+    let o = hub
+        .call("mcp__gone__x", "{}", &CancellationToken::new())
+        .await
+        .unwrap();
     assert!(o.text.contains("there is no tool named"), "{}", o.text);
 }
