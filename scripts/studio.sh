@@ -59,7 +59,8 @@ setup() {
   python_venv
 }
 
-# The Python venv of the foreign AG-UI agent that tests/proxy.rs proxies (official SDK, uvicorn).
+# The Python venv of the foreign AG-UI agent that tests/proxy.rs proxies (official SDK, uvicorn)
+# and of the MCP server tests/mcp.rs reaches over streamable HTTP (official MCP SDK).
 python_venv() {
   local req=tests/foreign/requirements.txt
   if [ -x .venv/bin/python ] && [ .venv/.requirements-installed -nt "$req" ]; then

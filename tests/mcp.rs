@@ -3,7 +3,9 @@
 //! client itself. First the client alone (tools listed, `echo` and `get-sum` called, errors,
 //! media, the result cap, the call timeout, cancellation), then the LLM agent using one of its
 //! tools in a run, with a scripted OpenAI-compatible model server on loopback standing in for
-//! the model API.
+//! the model API. Last, the streamable-HTTP transport against a server built with the official
+//! MCP Python SDK (`tests/foreign/mcp_server.py`, run by the venv `scripts/studio.sh setup`
+//! creates).
 #![cfg(feature = "ssr")]
 
 mod common;
@@ -164,6 +166,70 @@ async fn slow_calls_time_out_and_cancelled_runs_stop_waiting() {
     )
     .await;
     assert_eq!(o.text, "Echo: still here");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streamable HTTP
+
+fn python() -> PathBuf {
+    let path = std::env::var_os("AGUI_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
+    assert!(
+        path.exists(),
+        "no Python for the MCP server at {}: run `scripts/studio.sh setup` (it creates .venv/ \
+         from tests/foreign/requirements.txt), or set AGUI_TEST_PYTHON",
+        path.display()
+    );
+    path
+}
+
+#[tokio::test]
+async fn streamable_http_against_the_python_sdk() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/foreign/mcp_server.py");
+    let mut cmd = std::process::Command::new(python());
+    cmd.arg(script);
+    // Killed by its PID when dropped.
+    let server = common::start_printing_port(cmd, "tests/foreign/mcp_server.py");
+    let specs: Vec<McpSpec> = vec![
+        format!("py=http://{}/mcp", server.addr).parse().unwrap(),
+        // Nothing listens there: left out, the other server unaffected.
+        "gone=http://127.0.0.1:1/mcp".parse().unwrap(),
+    ];
+    let hub = McpHub::connect(
+        &specs,
+        McpLimits {
+            call_timeout: Duration::from_secs(1),
+            connect_timeout: Duration::from_secs(20),
+            ..McpLimits::default()
+        },
+    )
+    .await;
+    assert_eq!(hub.server_ids().collect::<Vec<_>>(), ["py"]);
+    let names: Vec<&str> = hub.tools().iter().map(|t| t.offered.as_str()).collect();
+    assert_eq!(names, ["mcp__py__shout", "mcp__py__fail", "mcp__py__slow"]);
+    let o = call(&hub, "mcp__py__shout", json!({"text": "quiet please"})).await;
+    assert_eq!(o.text, "QUIET PLEASE");
+    let o = call(&hub, "mcp__py__fail", json!({})).await;
+    assert!(
+        o.text.starts_with("Error: ") && o.text.contains("always fails"),
+        "{}",
+        o.text
+    );
+    let o = call(&hub, "mcp__py__slow", json!({"seconds": 10})).await;
+    assert!(o.text.contains("did not answer within 1 s"), "{}", o.text);
+    let o = call(&hub, "mcp__py__shout", json!({"text": "still up"})).await;
+    assert_eq!(o.text, "STILL UP");
+    drop(server);
+    // The server is gone: the call fails (or times out) as a result the model reads.
+    let started = Instant::now();
+    let o = call(&hub, "mcp__py__shout", json!({"text": "anyone?"})).await;
+    assert!(
+        o.text.starts_with("Error: ") && o.text.contains("'py'"),
+        "{}",
+        o.text
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
 }
 
 // ---------------------------------------------------------------------------------------------
