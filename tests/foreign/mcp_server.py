@@ -10,6 +10,7 @@ import socket
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("py-tools")
 
@@ -21,7 +22,8 @@ def shout(text: str) -> str:
 
 @server.tool(description="Always fails")
 def fail() -> str:
-    raise ValueError("this tool always fails")
+    # An anticipated failure: its message reaches the client (`isError: true`).
+    raise ToolError("this tool always fails")
 
 
 @server.tool(description="Sleep, then answer")
