@@ -360,3 +360,55 @@ async fn the_llm_agent_calls_an_mcp_tool_and_reads_its_answer() {
         json!({"role": "tool", "tool_call_id": "call_1", "content": "Echo: hi from the model"})
     );
 }
+
+#[tokio::test]
+async fn stopping_a_run_stops_waiting_for_its_mcp_call() {
+    let (model, seen) = model_server(vec![vec![
+        delta(
+            json!({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_slow", "type": "function",
+                "function": {"name": "mcp__everything__trigger-long-running-operation",
+                             "arguments": "{\"duration\": 30, \"steps\": 3}"}}]}),
+            None,
+        ),
+        delta(json!({}), Some("tool_calls")),
+    ]])
+    .await;
+    let llm = format!("gpt=http://{model}/v1,tools=none");
+    let everything = everything_spec();
+    let (addr, state) = common::start_server(&["--llm", &llm, "--mcp", &everything]).await;
+    let body = json!({"threadId": "t-stop", "runId": "r-stop",
+        "messages": [{"id": "u1", "role": "user", "content": "take your time"}], "tools": []});
+    let mut sse = common::open_sse(addr, "POST", "/api/agents/gpt", Some(&body.to_string())).await;
+    let mut events: Vec<Value> = Vec::new();
+    // Bounded: the call is under way once its TOOL_CALL_END is out.
+    for _ in 0..50 {
+        let e = sse.next_event().await.unwrap();
+        let end = e["type"] == "TOOL_CALL_END";
+        events.push(e);
+        if end {
+            break;
+        }
+    }
+    assert_eq!(
+        events.last().unwrap()["type"],
+        "TOOL_CALL_END",
+        "{events:#?}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stopped = Instant::now();
+    assert_eq!(state.runs.abort(Some("r-stop"), None), 1);
+    let rest = tokio::time::timeout(Duration::from_secs(5), sse.read_run())
+        .await
+        .expect("the run ended within 5 s of the stop");
+    assert!(
+        stopped.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        stopped.elapsed()
+    );
+    let finished = rest.last().unwrap();
+    assert_eq!(finished["type"], "RUN_FINISHED", "{rest:#?}");
+    assert_eq!(finished["outcome"], json!({"type": "cancelled"}));
+    assert!(!rest.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"));
+    // The model was not called again.
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
