@@ -145,6 +145,11 @@ pub fn agent_url(agent_id: &str) -> String {
     format!("/api/agents/{}", encode_segment(agent_id))
 }
 
+/// Where this server answers as a CopilotKit runtime: `GET {base}/info`,
+/// `POST {base}/agent/{id}/run|connect`, `POST {base}/agent/{id}/stop/{threadId}`, and the
+/// single-route form `POST {base}` (`{method, params, body}`).
+pub const COPILOTKIT_BASE: &str = "/api/copilotkit";
+
 /// The agent a thread talks to when nothing else was chosen.
 pub const DEFAULT_AGENT_URL: &str = "/api/agents/demo";
 

@@ -838,7 +838,8 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
         _ => None,
     })
     .await;
-    // An endless stream of text deltas (180 MB and more).
+    // An endless stream of text deltas (180 MB and more), in the same thread (the agent answers
+    // in t-evil whatever it is asked: a stream does not switch threads).
     let (flood_url, written) = evil_agent(|i| match i {
         0 => started_events(0),
         1 => Some(r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.into()),
@@ -885,7 +886,7 @@ async fn hostile_a_copy_bomb_and_an_endless_foreign_stream_are_bounded() {
         s.addr,
         "POST",
         "/api/agents/flood",
-        Some(&run_body("t-evil2", "r-evil2", "x").to_string()),
+        Some(&run_body("t-evil", "r-evil2", "x").to_string()),
     )
     .await;
     let events = tokio::time::timeout(Duration::from_secs(60), sse.read_run())

@@ -211,7 +211,7 @@ async fn foreign_runs_stream_through_our_pipeline() {
         ]
     );
 
-    // A foreign agent answering under its own ids is relayed under ours.
+    // A foreign agent answering under a run id of its own is relayed under ours.
     let (events, p) = run(addr, "py", &input("t-ids", "r-ids", "other_ids")).await;
     assert_eq!(terminal(&events)["runId"], "r-ids");
     assert_eq!(replies(&p), [("assistant".into(), "Mine.".into())]);
@@ -275,6 +275,21 @@ async fn failing(addr: SocketAddr, agent: &str, text: &str) -> (Vec<Value>, Stri
     )
 }
 
+/// `GET /api/runs/{id}` once the run is no longer stored as running (the store is written just
+/// after the terminal event is sent); at most 5 s.
+async fn stored_run(addr: SocketAddr, run_id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, body) = get(addr, &format!("/api/runs/{run_id}")).await;
+        assert_eq!(status, 200, "{body}");
+        let run = json_of(&body);
+        if run["run"]["status"] != "running" || Instant::now() > deadline {
+            return run;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn broken_foreign_streams_end_in_a_clear_run_error() {
     let py = start_foreign();
@@ -328,6 +343,46 @@ async fn broken_foreign_streams_end_in_a_clear_run_error() {
         assert!(message.contains(needle), "{text}: {message}");
         assert!(message.contains(&py.addr.to_string()), "{text}: {message}");
     }
+
+    // Consumer MUSTs: the boundary events carry the input's thread (a stream does not switch
+    // threads) and matching run ids, and a run's interrupt ids are unique. Our client sees RUN_ERROR; the run is
+    // stored as failed.
+    for (text, needle) in [
+        (
+            "other_thread",
+            "RUN_STARTED threadId 'py-thread' does not match the input's threadId 't-fail'",
+        ),
+        (
+            "switch_thread",
+            "RUN_FINISHED threadId 'py-thread' does not match the input's threadId",
+        ),
+        (
+            "duplicate_interrupts",
+            "interrupt id 'py-int' appears twice",
+        ),
+    ] {
+        let (events, code, message) = failing(addr, "py", text).await;
+        assert_eq!(code, "FOREIGN_PROTOCOL_ERROR", "{text}: {message}");
+        assert!(message.contains(needle), "{text}: {message}");
+        assert!(
+            !events[..events.len() - 1]
+                .iter()
+                .any(|e| e.to_string().contains("py-thread")),
+            "{text}: only the RUN_ERROR names the foreign thread"
+        );
+        let run = stored_run(addr, &format!("r-py-{text}")).await;
+        assert_eq!(run["run"]["status"], "error", "{text}: {run}");
+        assert!(
+            run["run"]["error"].as_str().unwrap().contains(needle),
+            "{run}"
+        );
+    }
+
+    // The connection breaks inside the terminal event's JSON: truncated, not malformed.
+    let (_, code, message) = failing(addr, "py", "cut_terminal").await;
+    assert_eq!(code, "FOREIGN_STREAM_TRUNCATED", "{message}");
+    let run = stored_run(addr, "r-py-cut_terminal").await;
+    assert_eq!(run["run"]["status"], "error", "{run}");
 
     let (events, code, message) = failing(addr, "py", "truncated").await;
     assert_eq!(code, "FOREIGN_STREAM_TRUNCATED", "{message}");

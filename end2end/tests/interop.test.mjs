@@ -6,6 +6,10 @@
 //
 // The scenario list comes from GET /api/agents, so a scenario added to the demo is tested here
 // without editing this file; one that answers RUN_ERROR NOT_IMPLEMENTED fails.
+//
+// The runs go over SSE; interop-proto.test.mjs runs this same file over the protobuf binding
+// (`globalThis.AGUI_INTEROP_TRANSPORT = "proto"`): the client then asks for
+// application/vnd.ag-ui.event+proto and decodes the frames with @ag-ui/proto.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -14,6 +18,25 @@ import { startServer, stopServer } from "./support.mjs";
 
 // The client silences its enforcement warnings when this is set; they are what we look for.
 delete process.env.SUPPRESS_TRANSFORMATION_WARNINGS;
+
+const PROTO_TYPE = "application/vnd.ag-ui.event+proto";
+const PROTO = globalThis.AGUI_INTEROP_TRANSPORT === "proto";
+
+/** HttpAgent always asks for SSE; this one asks for protobuf, as a binary client would. */
+class ProtoHttpAgent extends HttpAgent {
+  requestInit(input) {
+    const init = super.requestInit(input);
+    return { ...init, headers: { ...init.headers, Accept: PROTO_TYPE } };
+  }
+}
+
+/** The Content-Type of every run response, checked by the last test. */
+const contentTypes = [];
+const recordingFetch = async (url, init) => {
+  const response = await fetch(url, init);
+  contentTypes.push(response.headers.get("content-type"));
+  return response;
+};
 
 const server = await startServer(["--demo-delay-ms", "0", "--approval-timeout", "5"]);
 after(() => stopServer(server));
@@ -73,8 +96,10 @@ const GENERATE_TASK_STEPS = {
 };
 
 function newAgent(scenario) {
-  return new HttpAgent({
+  const Agent = PROTO ? ProtoHttpAgent : HttpAgent;
+  return new Agent({
     url: agentUrl,
+    fetch: recordingFetch,
     threadId: `interop-${scenario}-${randomUUID()}`,
     initialMessages: [{ id: `user-${randomUUID()}`, role: "user", content: userContent(scenario) }],
   });
@@ -429,4 +454,14 @@ test("scenario approval: the stream waits until POST /api/ag-ui/tool-result answ
   assert.deepEqual(JSON.parse(result.content), { approved: true });
   assert.match(assistantText(agent), /Build 1\.4\.2 is live/);
   assertNoComplaints(problems);
+});
+
+test("every run was answered in the transport the client asked for", () => {
+  const want = PROTO ? PROTO_TYPE : "text/event-stream";
+  assert.ok(contentTypes.length >= scenarios.length, `${contentTypes.length} runs`);
+  assert.deepEqual(
+    contentTypes.filter((t) => t !== want),
+    [],
+    `every response is ${want}`,
+  );
 });

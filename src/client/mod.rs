@@ -7,6 +7,7 @@
 pub mod answers;
 #[cfg(feature = "hydrate")]
 mod browser;
+pub mod copilotkit;
 pub mod errors;
 pub mod event_log;
 pub mod history;

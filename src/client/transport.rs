@@ -211,6 +211,40 @@ pub async fn get_json<T: serde::de::DeserializeOwned>(
         .map_err(|e| TransportError::Network(format!("unexpected answer from {url}: {e}")))
 }
 
+/// GET a JSON document of at most `max` bytes (a foreign one: a longer answer is refused and
+/// its reading stops there).
+pub async fn get_json_within(
+    url: &str,
+    headers: &[(String, String)],
+    max: usize,
+) -> Result<serde_json::Value, TransportError> {
+    let controller = web_sys::AbortController::new().map_err(js_err)?;
+    let signal = controller.signal();
+    let resp = check(send(Method::GET, url, None, headers, Some(&signal), false).await?).await?;
+    let mut bytes = Vec::new();
+    let mut over = false;
+    let read = read_body(&resp, |chunk| {
+        if over {
+            return;
+        }
+        if bytes.len() + chunk.len() > max {
+            over = true;
+            controller.abort();
+            return;
+        }
+        bytes.extend_from_slice(chunk);
+    })
+    .await;
+    if over {
+        return Err(TransportError::Network(format!(
+            "the answer of {url} is over {max} bytes"
+        )));
+    }
+    read?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| TransportError::Network(format!("unexpected answer from {url}: {e}")))
+}
+
 /// Wait `ms` milliseconds (a `setTimeout` promise).
 pub async fn sleep_ms(ms: u32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {

@@ -13,6 +13,7 @@ pub mod genui;
 pub mod inspect;
 pub mod limits;
 pub mod pipeline;
+pub mod proto;
 pub mod reduce;
 pub mod sse;
 pub mod types;

@@ -102,6 +102,7 @@ impl Pipeline {
         let mut p = Pipeline::new(options);
         p.translator = Translator::with_ids(input.thread_id.clone(), input.run_id.clone());
         p.conversation = Conversation::from_input(input);
+        p.verifier.expect_thread(&input.thread_id);
         p
     }
 
@@ -147,7 +148,19 @@ impl Pipeline {
         }
         self.finished = true;
         let mut out = match self.decoder.finish() {
-            Ok(frames) => self.push_frames(frames),
+            Ok(mut frames) => {
+                // The decoder dispatches an unterminated last frame (a producer that omits the
+                // final blank line). One whose JSON is cut short is what a broken connection
+                // leaves: the stream is truncated, not malformed.
+                if self.decoder.ended_mid_frame()
+                    && frames
+                        .last()
+                        .is_some_and(|f| serde_json::from_str::<Value>(&f.data).is_err())
+                {
+                    frames.pop();
+                }
+                self.push_frames(frames)
+            }
             Err(e) => {
                 self.fail(format!("SSE decoding failed: {e}"));
                 Vec::new()
@@ -299,5 +312,7 @@ fn brief(s: &str) -> String {
     super::enforce::brief(&Value::String(s.to_string()))
 }
 
+#[cfg(test)]
+mod musts;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::compat::parse_version;
 use super::event::{Event, EventKind};
-use super::types::PROTOCOL_VERSION;
+use super::types::{RunOutcome, PROTOCOL_VERSION};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 enum Phase {
@@ -34,11 +34,34 @@ pub struct Verifier {
     steps: HashSet<(Option<String>, String)>,
     subagents_active: Vec<String>,
     subagents_seen: HashSet<String>,
+    /// The stream's thread: the input's when known, else the first `RUN_STARTED`'s. A stream
+    /// does not switch threads.
+    thread: Option<(String, &'static str)>,
 }
 
 impl Verifier {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The stream answers a run of this thread (the input's `threadId`): every boundary event
+    /// must carry it.
+    pub fn expect_thread(&mut self, thread_id: &str) {
+        self.thread = Some((thread_id.to_string(), "the input's threadId"));
+    }
+
+    /// A boundary event's `threadId` must be the stream's thread.
+    fn check_thread(&mut self, ty: &str, thread_id: &str) -> Result<(), ProtocolError> {
+        match &self.thread {
+            Some((thread, source)) if thread != thread_id => Err(ProtocolError::Violation(format!(
+                "{ty} threadId '{thread_id}' does not match {source} '{thread}': a stream does not switch threads"
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                self.thread = Some((thread_id.to_string(), "the stream's first threadId"));
+                Ok(())
+            }
+        }
     }
 
     /// Whether every run in the stream so far has ended (and there was at least one event).
@@ -76,10 +99,12 @@ impl Verifier {
         let lane = &e.subagent_run_id;
         match &e.kind {
             EventKind::RunStarted {
+                thread_id,
                 run_id,
                 protocol_version,
                 ..
             } => {
+                self.check_thread(ty, thread_id)?;
                 if self.is_running() {
                     return Err(ProtocolError::Violation(
                         "Cannot send 'RUN_STARTED' while a run is still active. The previous run must be finished with 'RUN_FINISHED' first."
@@ -94,7 +119,22 @@ impl Verifier {
                     run_id: run_id.clone(),
                 };
             }
-            EventKind::RunFinished { run_id, .. } => {
+            EventKind::RunFinished {
+                thread_id,
+                run_id,
+                outcome,
+                ..
+            } => {
+                self.check_thread(ty, thread_id)?;
+                if let Some(RunOutcome::Interrupt { interrupts }) = outcome {
+                    let mut seen = HashSet::new();
+                    if let Some(dup) = interrupts.iter().find(|i| !seen.insert(i.id.as_str())) {
+                        return Err(ProtocolError::Violation(format!(
+                            "RUN_FINISHED interrupt id '{}' appears twice: interrupt ids are unique within a run",
+                            dup.id
+                        )));
+                    }
+                }
                 if let Phase::Running { run_id: started } = &self.phase {
                     if started != run_id {
                         return Err(ProtocolError::Violation(format!(
@@ -356,6 +396,9 @@ fn sorted_keys(m: &HashMap<String, Option<String>>) -> Vec<String> {
     v.sort();
     v
 }
+
+#[cfg(test)]
+mod tests;
 
 fn check_version(declared: &str, warnings: &mut Vec<String>) {
     let ours = parse_version(PROTOCOL_VERSION).expect("our version parses");

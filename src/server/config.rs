@@ -94,9 +94,10 @@ pub struct ServeArgs {
     pub llm: Vec<crate::server::agents::llm::spec::LlmSpec>,
 
     /// A foreign AG-UI agent to proxy, repeatable (env: `;`-separated):
-    /// `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR]`, e.g.
+    /// `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR][,transport=sse|proto]`, e.g.
     /// `crew=http://127.0.0.1:8000/agent,header-env=Authorization:CREW_AUTH`. Its events go through
-    /// this server's pipeline (dialects, verification, persistence). Served at
+    /// this server's pipeline (dialects, verification, persistence). `transport=proto` asks it for
+    /// the protobuf binding (SSE is still read if that is what it answers). Served at
     /// `POST /api/agents/ID`.
     #[arg(
         long = "proxy",

@@ -14,6 +14,8 @@ pub enum ApiError {
     BadRequest(String),
     /// 422: JSON, but not the shape the endpoint takes.
     Unprocessable(String),
+    /// 400: a request the endpoint cannot act on (an unknown method, a missing parameter).
+    InvalidRequest(String),
     /// 401: missing or wrong bearer token.
     Unauthorized,
     /// 403: a state-changing request from a foreign origin.
@@ -55,6 +57,7 @@ impl ApiError {
                 "invalid_request",
                 m.clone(),
             ),
+            ApiError::InvalidRequest(m) => (StatusCode::BAD_REQUEST, "invalid_request", m.clone()),
             ApiError::Unauthorized => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized",

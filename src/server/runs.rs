@@ -36,6 +36,7 @@ use waits::Waits;
 mod admit;
 pub mod context;
 mod drive;
+mod join;
 mod log;
 mod observers;
 mod registry;
@@ -45,6 +46,7 @@ mod tests;
 mod thread_cache;
 mod waits;
 pub use drive::RunSink;
+pub use join::Joined;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{Observed, ObserverSlot, HUB_CAPACITY, RESYNC_THREADS};
 
@@ -377,6 +379,29 @@ impl Runs {
         };
         let conv = self.threads.get(&id)?;
         Some((id, conv))
+    }
+
+    /// `user`'s thread `thread_id` to join (None: no such thread of theirs): its conversation
+    /// and, with a run in progress, a reader of that run's events after those the conversation
+    /// reflects (see `join`). `peer` downgrades the live events for an older client.
+    pub async fn join_thread(
+        &self,
+        user: &User,
+        thread_id: &str,
+        peer: Option<Version>,
+    ) -> Option<Joined> {
+        if !self.owns_thread(user, thread_id).await {
+            return None;
+        }
+        let store = self.store.as_ref();
+        if let Some(j) = join::join_live(&self.registry, &self.threads, store, thread_id, peer) {
+            return Some(j);
+        }
+        let conversation = self.load_thread(thread_id).await?;
+        Some(Joined {
+            conversation,
+            live: None,
+        })
     }
 
     /// `user`'s most recently started thread.

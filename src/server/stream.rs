@@ -1,6 +1,15 @@
-//! Turning a run's events into an SSE response: our encoder, keep-alive comments while idle,
-//! batching of events that are already waiting, and cancellation of the run when the client
-//! goes away before the run ends (unless the run was detached from its client).
+//! Turning a run's events into a response: SSE (our encoder, keep-alive comments while idle) or
+//! the protobuf binding (length-prefixed frames, chosen by `Accept`, see [`accept`]); batching
+//! of events that are already waiting, and cancellation of the run when the client goes away
+//! before the run ends (unless the run was detached from its client).
+//!
+//! Resuming over protobuf: frames carry no id, so the position is counted. A response to
+//! `POST /api/agents/{id}` starts at the run's first event, one to
+//! `GET /api/runs/{id}/events` with `Last-Event-ID: N` (or `?after=N`) at event N+1, and every
+//! frame is the next event, without gaps; so after K frames the client resumes with
+//! `Last-Event-ID` = start + K, exactly as an SSE client echoes the last `id:`.
+
+pub mod accept;
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -11,9 +20,11 @@ use axum::response::Response;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::sse;
+use crate::protocol::{proto, sse};
+use crate::wire::RunErrorCode;
 
 use super::runs::{Frame, RunReader};
+pub use accept::{negotiate, Transport};
 
 /// How many already-waiting events go into one write.
 const BATCH: usize = 64;
@@ -30,48 +41,143 @@ pub fn sse_response<F>(
 where
     F: FnMut(&Frame) -> Option<String> + Send + 'static,
 {
-    let state = (reader, cancel.map(|c| c.drop_guard()), encode);
-    let body = futures::stream::unfold(state, move |(mut rx, mut guard, mut enc)| async move {
-        loop {
-            match tokio::time::timeout(keep_alive, rx.next()).await {
-                Ok(Some(first)) => {
-                    let mut out = String::new();
-                    let mut next = Some(first);
-                    let mut taken = 0;
-                    while let Some(frame) = next.take() {
-                        if let Some(s) = enc(&frame) {
-                            out.push_str(&s);
+    let mut encode = encode;
+    let body = body(
+        reader,
+        cancel,
+        keep_alive,
+        Some(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())),
+        move |f| Encoded::Bytes(encode(f).map(String::into_bytes)),
+    );
+    event_stream(Body::from_stream(body))
+}
+
+/// What an encoder made of one event.
+enum Encoded {
+    /// The bytes to send (None skips the event).
+    Bytes(Option<Vec<u8>>),
+    /// The last bytes to send: the event cannot travel, the stream ends after these.
+    Last(Vec<u8>),
+}
+
+/// A run's events as the request's `Accept` asks: the canonical SSE encoding, or protobuf.
+pub fn event_response(
+    reader: RunReader,
+    cancel: Option<CancellationToken>,
+    keep_alive: Duration,
+    transport: Transport,
+) -> Response {
+    match transport {
+        Transport::Sse => sse_response(reader, cancel, keep_alive, agui_frame),
+        // No keep-alive: the binding has no comment frame (an empty frame is an event with no
+        // type, which a client rejects).
+        Transport::Proto => with_type(
+            Body::from_stream(body(reader, cancel, keep_alive, None, proto_frame)),
+            proto::MEDIA_TYPE,
+        ),
+    }
+}
+
+/// One event as a protobuf frame. An event the binding cannot carry (open JSON nested past
+/// [`proto::MAX_JSON_DEPTH`]) ends the stream with a `RUN_ERROR` saying so.
+fn proto_frame(frame: &Frame) -> Encoded {
+    match proto::encode_event(frame.event()) {
+        Ok(bytes) => Encoded::Bytes(Some(bytes)),
+        Err(e) => {
+            tracing::warn!(seq = frame.seq, "event not sent over protobuf: {e}");
+            let end = crate::protocol::Event::from(crate::protocol::EventKind::RunError {
+                message: format!(
+                    "event {} cannot be sent over protobuf: {e}; read this run over SSE",
+                    frame.seq
+                ),
+                code: Some(RunErrorCode::InternalError.to_string()),
+                usage: None,
+            });
+            Encoded::Last(proto::encode_event(&end).unwrap_or_default())
+        }
+    }
+}
+
+type Chunks = std::pin::Pin<Box<dyn futures::Stream<Item = Result<Bytes, Infallible>> + Send>>;
+
+fn body<F>(
+    reader: RunReader,
+    cancel: Option<CancellationToken>,
+    keep_alive: Duration,
+    keep_alive_bytes: Option<Bytes>,
+    encode: F,
+) -> Chunks
+where
+    F: FnMut(&Frame) -> Encoded + Send + 'static,
+{
+    let state = (Some(reader), cancel.map(|c| c.drop_guard()), encode);
+    let body = futures::stream::unfold(state, move |(rx, mut guard, mut enc)| {
+        let keep_alive_bytes = keep_alive_bytes.clone();
+        async move {
+            // None: the stream was ended by its encoder.
+            let mut rx = rx?;
+            loop {
+                match tokio::time::timeout(keep_alive, rx.next()).await {
+                    Ok(Some(first)) => {
+                        let mut out = Vec::new();
+                        let mut next = Some(first);
+                        let mut taken = 0;
+                        let mut last = false;
+                        while let Some(frame) = next.take() {
+                            match enc(&frame) {
+                                Encoded::Bytes(Some(b)) => out.extend_from_slice(&b),
+                                Encoded::Bytes(None) => {}
+                                Encoded::Last(b) => {
+                                    out.extend_from_slice(&b);
+                                    last = true;
+                                    break;
+                                }
+                            }
+                            taken += 1;
+                            if taken < BATCH {
+                                next = rx.ready();
+                            }
                         }
-                        taken += 1;
-                        if taken < BATCH {
-                            next = rx.ready();
+                        if last {
+                            // Dropping the reader (and the guard, which cancels a run still tied
+                            // to this client) once these bytes are out.
+                            let chunk = Ok::<_, Infallible>(Bytes::from(out));
+                            return Some((chunk, (None, guard, enc)));
+                        }
+                        if !out.is_empty() {
+                            let chunk = Ok::<_, Infallible>(Bytes::from(out));
+                            return Some((chunk, (Some(rx), guard, enc)));
                         }
                     }
-                    if !out.is_empty() {
-                        let chunk = Ok::<_, Infallible>(Bytes::from(out));
-                        return Some((chunk, (rx, guard, enc)));
+                    Ok(None) => {
+                        // The run ended: nothing to cancel.
+                        if let Some(g) = guard.take() {
+                            g.disarm();
+                        }
+                        return None;
                     }
-                }
-                Ok(None) => {
-                    // The run ended: nothing to cancel.
-                    if let Some(g) = guard.take() {
-                        g.disarm();
+                    Err(_) => {
+                        if let Some(k) = &keep_alive_bytes {
+                            return Some((Ok(k.clone()), (Some(rx), guard, enc)));
+                        }
                     }
-                    return None;
-                }
-                Err(_) => {
-                    let chunk = Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes()));
-                    return Some((chunk, (rx, guard, enc)));
                 }
             }
         }
     });
-    let mut resp = Response::new(Body::from_stream(body));
+    Box::pin(body)
+}
+
+/// `body` as an SSE response: `text/event-stream`, not cached, not buffered by proxies.
+pub fn event_stream(body: Body) -> Response {
+    with_type(body, "text/event-stream")
+}
+
+/// `body` as a streamed response of `content_type`, not cached, not buffered by proxies.
+fn with_type(body: Body, content_type: &'static str) -> Response {
+    let mut resp = Response::new(body);
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     resp

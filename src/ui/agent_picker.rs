@@ -1,12 +1,16 @@
-//! Which agent the thread talks to: one of the agents this server hosts (a `<select>`), or any
-//! AG-UI endpoint typed into the "Agent URL" field (its full URL is the POST target).
+//! Which agent the thread talks to: one of the agents this server hosts (a `<select>`), any
+//! AG-UI endpoint typed into the "Agent URL" field (its full URL is the POST target), or an
+//! agent of a CopilotKit runtime whose URL was typed there ([`runtime`]).
 //!
 //! The hosted agents are a [`Resource`] the server fills from its agent registry while it
 //! renders the page; the browser reads them from the serialized page, so the picker is complete
 //! in the first paint and never fetches on its own.
 
+mod runtime;
+
 pub use crate::wire::{AgentSummary, ScenarioInfo};
 use leptos::prelude::*;
+use runtime::RuntimeAgents;
 
 /// The agents this server hosts. Under SSR they come from the server's [`crate::wire::PageData`]
 /// in context; without it (tests) the list is empty. In the browser the value comes
@@ -120,6 +124,7 @@ pub fn AgentPicker(
                     on:input=move |ev| on_change.run(event_target_value(&ev))
                 />
             </label>
+            <RuntimeAgents url on_change header/>
             <details class="agent-auth">
                 <summary>"Auth"</summary>
                 // In a form, where browsers expect a password field; nothing is submitted.

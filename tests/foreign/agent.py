@@ -196,11 +196,53 @@ async def legacy(inp, request):
 
 
 async def other_ids(inp, request):
-    """Answers under its own thread and run ids."""
-    yield started(inp, thread_id="py-thread", run_id="py-run")
+    """Answers under a run id of its own (in the thread it was asked about)."""
+    yield started(inp, run_id="py-run")
     for e in say("py-other", "Mine."):
         yield e
-    yield RunFinishedEvent(thread_id="py-thread", run_id="py-run")
+    yield RunFinishedEvent(thread_id=inp.thread_id, run_id="py-run")
+
+
+async def other_thread(inp, request):
+    """Breaks a consumer MUST: its run is in another thread than the input's."""
+    yield started(inp, thread_id="py-thread")
+    for e in say("py-other", "Elsewhere."):
+        yield e
+    yield RunFinishedEvent(thread_id="py-thread", run_id=inp.run_id)
+
+
+async def switch_thread(inp, request):
+    """Breaks a consumer MUST: the run ends in another thread than it started in."""
+    yield started(inp)
+    for e in say("py-switch", "Here."):
+        yield e
+    yield RunFinishedEvent(thread_id="py-thread", run_id=inp.run_id)
+
+
+async def mismatched_run(inp, request):
+    """Breaks a consumer MUST: the run ends under another run id than it started with."""
+    yield started(inp)
+    for e in say("py-mismatch", "Done."):
+        yield e
+    yield RunFinishedEvent(thread_id=inp.thread_id, run_id="py-other-run")
+
+
+async def duplicate_interrupts(inp, request):
+    """Breaks a consumer MUST: two interrupts of one run under the same id."""
+    yield started(inp)
+    ask = {"id": "py-int", "reason": "confirmation", "message": "Sure?"}
+    yield {
+        "type": "RUN_FINISHED", "threadId": inp.thread_id, "runId": inp.run_id,
+        "outcome": {"type": "interrupt", "interrupts": [ask, ask]},
+    }
+
+
+async def cut_terminal(inp, request):
+    """The connection breaks inside the terminal event's JSON."""
+    yield started(inp)
+    for e in say("py-cut", "Almost done."):
+        yield e
+    yield 'data: {"type": "RUN_FINISHED", "threadId": "%s", "ru' % inp.thread_id
 
 
 async def error(inp, request):
@@ -295,6 +337,7 @@ BEHAVIOURS = {
     f.__name__: f
     for f in [
         text, echo, tools, state, reasoning, pending, result, chunks, legacy, other_ids, error,
+        other_thread, switch_thread, mismatched_run, duplicate_interrupts, cut_terminal,
         error_nocode, late_error, broken, malformed, after_terminal, second_run, truncated, empty,
         linger, slow, quiet,
     ]

@@ -1,5 +1,6 @@
 //! The canonical AG-UI endpoints: `POST /api/agents/{agent_id}` runs an agent and streams its
-//! events; `GET /api/agents` lists the agents with their capabilities.
+//! events (SSE, or protobuf frames when `Accept` prefers `application/vnd.ag-ui.event+proto`);
+//! `GET /api/agents` lists the agents with their capabilities.
 
 use axum::extract::{Extension, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue};
@@ -8,13 +9,16 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use crate::protocol::compat::prepare_request;
+use std::sync::Arc;
+
+use crate::protocol::compat::{prepare_request, Version};
 use crate::protocol::enforce::strip_unknown_parts_in_messages;
 use crate::protocol::types::RunAgentInput;
 use crate::server::accounts::User;
+use crate::server::agents::Agent;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
-use crate::server::stream::{agui_frame, sse_response};
+use crate::server::stream::{event_response, negotiate, Transport};
 use crate::wire::{run_events_url, DETACH_HEADER, RUN_EVENTS_HEADER};
 
 use super::body::{content_length, parse_body, read_json};
@@ -64,15 +68,38 @@ async fn run(
         .ok_or_else(|| ApiError::NotFound(format!("no agent '{agent_id}' is served here")))?;
     let declared = content_length(&req);
     let detach = wants_detach(req.headers());
+    let transport = negotiate(req.headers());
     let value = read_json(&state, req.into_body(), declared).await?;
     let input = parse_run_input(value)?;
+    stream_run(&state, user, agent, input, detach, None, transport).await
+}
+
+/// Start `agent` on `input` for `user` and answer with the run's events, naming its event
+/// stream in `X-AGUI-Run-Events`. Unless `detach`, the client going away cancels the run.
+/// Events are downgraded for `peer` when given, else for the version the input declares.
+pub async fn stream_run(
+    state: &AppState,
+    user: User,
+    agent: Arc<dyn Agent>,
+    input: RunAgentInput,
+    detach: bool,
+    peer: Option<Version>,
+    transport: Transport,
+) -> Result<Response, ApiError> {
     let events_url = run_events_url(&input.run_id);
     let run = state
         .runs
         .start_for(agent, input, state.config.run_settings(), user)
         .await?;
     let cancel = (!detach).then_some(run.cancel);
-    let mut resp = sse_response(run.events, cancel, state.config.keep_alive, agui_frame);
+    let events = match (peer, transport) {
+        // Protobuf carries 1.1 events only, one frame per event (the resume position counts
+        // frames): never downgraded.
+        (_, Transport::Proto) => run.events.for_peer(None),
+        (Some(p), Transport::Sse) => run.events.for_peer(Some(p)),
+        (None, Transport::Sse) => run.events,
+    };
+    let mut resp = event_response(events, cancel, state.config.keep_alive, transport);
     if let Ok(v) = HeaderValue::from_str(&events_url) {
         resp.headers_mut().insert(RUN_EVENTS_HEADER, v);
     }

@@ -16,7 +16,7 @@ use crate::protocol::compat::parse_version;
 use crate::server::accounts::User;
 use crate::server::error::ApiError;
 use crate::server::state::AppState;
-use crate::server::stream::{agui_frame, sse_response};
+use crate::server::stream::{event_response, negotiate, Transport};
 use crate::server::thread_edits;
 use crate::server::thread_views::{thread_list, thread_view};
 use crate::wire::{RunDetail, ThreadList, ThreadView, MAX_QUERY_CHARS};
@@ -177,7 +177,14 @@ async fn events(
     if !state.runs.owns_run(&user, &run_id).await {
         return Err(ApiError::NotFound(format!("no run '{run_id}'")));
     }
-    let peer = q.protocol_version.as_deref().and_then(parse_version);
+    let transport = negotiate(&headers);
+    // Protobuf carries 1.1 events only (and a downgrade may skip events, which would break
+    // counting frames for the resume position): an older peer reads SSE.
+    let peer = q
+        .protocol_version
+        .as_deref()
+        .and_then(parse_version)
+        .filter(|_| transport == Transport::Sse);
     let reader = state
         .runs
         .reader(&run_id, after, peer)
@@ -207,11 +214,11 @@ async fn events(
             )));
         }
     }
-    Ok(sse_response(
+    Ok(event_response(
         reader,
         None,
         state.config.keep_alive,
-        agui_frame,
+        transport,
     ))
 }
 

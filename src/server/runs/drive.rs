@@ -56,14 +56,16 @@ impl RunSink {
         }
         self.seq += 1;
         let json: Arc<str> = event.to_json().into();
-        if !self.side {
-            self.publish(&event, json.clone());
-        }
-        self.log.push(Arc::new(Logged {
+        let logged = Arc::new(Logged {
             seq: self.seq,
             event,
             json: json.clone(),
-        }));
+        });
+        if self.side {
+            self.log.push(logged);
+        } else {
+            self.publish(logged);
+        }
         if let Some(store) = &self.store {
             if self.log.has_failed() {
                 return Err(AgentError::failed(
@@ -82,18 +84,23 @@ impl RunSink {
         Ok(())
     }
 
-    /// The thread's conversation takes the event, then the observer hub numbers and sends it,
-    /// under the thread cache's lock (see `thread_cache`).
-    fn publish(&mut self, event: &Event, json: Arc<str>) {
+    /// The thread's conversation takes the event, then the observer hub numbers and sends it
+    /// and the run's log takes it, all under the thread cache's lock (see `thread_cache`): a
+    /// conversation copied under that lock reflects exactly the run's events up to its log's
+    /// last one (what `join` relies on).
+    fn publish(&mut self, logged: Arc<Logged>) {
         // The conversation is a client of the run like any other: chunks become triads first.
-        let expanded = if matches!(event.kind, EventKind::RunStarted { .. }) {
+        let expanded = if matches!(logged.event.kind, EventKind::RunStarted { .. }) {
             Vec::new()
         } else {
-            self.chunks.expand(event.clone()).unwrap_or_default()
+            self.chunks.expand(logged.event.clone()).unwrap_or_default()
         };
         let (hub, thread, run, owner) = (&self.hub, &self.thread_id, &self.run_id, &self.owner);
-        self.threads
-            .apply_then(thread, &expanded, || hub.publish(thread, run, owner, json));
+        let log = &self.log;
+        self.threads.apply_then(thread, &expanded, || {
+            hub.publish(thread, run, owner, logged.json.clone());
+            log.push(logged);
+        });
     }
 }
 

@@ -203,6 +203,12 @@ impl RunReader {
         self.next().await.map(|f| f.event().clone())
     }
 
+    /// This reader, downgrading events for a peer speaking `peer` (None: as logged).
+    pub fn for_peer(mut self, peer: Option<Version>) -> Self {
+        self.peer = peer;
+        self
+    }
+
     /// The number of the last event taken.
     pub fn position(&self) -> u64 {
         self.after

@@ -98,6 +98,17 @@ impl Registry {
         self.active.lock().get(run_id).map(|r| r.log.clone())
     }
 
+    /// The runs in progress on `thread_id` (a thread has one, plus any side runs): their ids
+    /// and event logs.
+    pub fn on_thread(&self, thread_id: &str) -> Vec<(String, Arc<RunLog>)> {
+        self.active
+            .lock()
+            .iter()
+            .filter(|(_, r)| r.thread_id == thread_id)
+            .map(|(id, r)| (id.clone(), r.log.clone()))
+            .collect()
+    }
+
     /// The owner of a run in progress.
     pub fn owner(&self, run_id: &str) -> Option<User> {
         self.active.lock().get(run_id).map(|r| r.owner.clone())

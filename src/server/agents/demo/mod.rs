@@ -158,7 +158,7 @@ pub fn pick_scenario(ctx: &RunContext) -> &'static str {
 fn capabilities() -> Value {
     json!({
         "identity": {"name": "demo", "type": "demo", "description": "Offline demo of every AG-UI capability", "version": env!("CARGO_PKG_VERSION"), "provider": "agui-studio"},
-        "transport": {"streaming": true, "websocket": false, "httpBinary": false, "pushNotifications": false, "resumable": false},
+        "transport": {"streaming": true, "websocket": false, "httpBinary": true, "pushNotifications": false, "resumable": false},
         "tools": {"supported": true, "parallelCalls": false, "clientProvided": true},
         "output": {"structuredOutput": true, "supportedMimeTypes": ["text/markdown", "application/json"]},
         "state": {"snapshots": true, "deltas": true, "memory": false, "persistentState": false},

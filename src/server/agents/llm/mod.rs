@@ -249,7 +249,7 @@ impl Agent for LlmAgent {
             ),
             capabilities: json!({
                 "identity": {"name": s.id, "type": "llm", "description": format!("OpenAI-compatible chat model at {host}"), "version": env!("CARGO_PKG_VERSION"), "provider": PROVIDER},
-                "transport": {"streaming": true, "websocket": false, "httpBinary": false, "pushNotifications": false, "resumable": false},
+                "transport": {"streaming": true, "websocket": false, "httpBinary": true, "pushNotifications": false, "resumable": false},
                 "tools": {"supported": true, "parallelCalls": true, "clientProvided": true},
                 "output": {"structuredOutput": false, "supportedMimeTypes": ["text/markdown"]},
                 "state": {"snapshots": false, "deltas": false, "memory": false, "persistentState": false},

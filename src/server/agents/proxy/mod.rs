@@ -1,6 +1,6 @@
 //! A proxy to a foreign AG-UI agent (LangGraph, CrewAI, Mastra, Pydantic AI, the official SDKs…):
-//! the run's input is POSTed to the foreign URL and its SSE answer goes through this crate's client
-//! pipeline (decoder → dialects → enforcement → chunks → verifier → reducer) before the events are
+//! the run's input is POSTed to the foreign URL and its SSE answer (or protobuf frames, with
+//! `transport=proto`) goes through this crate's client pipeline (decoder → dialects → enforcement → chunks → verifier → reducer) before the events are
 //! re-emitted as our own, so foreign runs get the same translation, verification and persistence
 //! as local ones. Error codes and behaviour are described in `docs/proxy.md`.
 //!
@@ -8,6 +8,8 @@
 //! configured headers elsewhere), and its response is bounded in total bytes and events
 //! (`--max-upstream-bytes`/`-events`, code `RunErrorCode::UpstreamLimit`), not only per line.
 
+mod feed;
+mod quirks;
 pub mod spec;
 
 use std::error::Error as _;
@@ -15,10 +17,11 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::StreamExt;
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, Url};
 use serde_json::json;
 
+use self::quirks::Quirks;
 use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
@@ -73,7 +76,7 @@ impl ProxyAgent {
         host_of(&self.spec.url)
     }
 
-    async fn open(&self, ctx: &RunContext) -> Result<Response, AgentError> {
+    async fn open(&self, ctx: &RunContext) -> Result<(Response, feed::Feed), AgentError> {
         let input = serde_json::to_value(&ctx.input).map_err(|e| {
             AgentError::failed(
                 crate::wire::RunErrorCode::InternalError,
@@ -88,7 +91,10 @@ impl ProxyAgent {
             .client
             .post(self.spec.url.clone())
             .headers(self.spec.headers.clone())
-            .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
+            .header(
+                ACCEPT,
+                HeaderValue::from_static(feed::accept(self.spec.transport)),
+            )
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .body(body.to_string());
         tracing::info!(run = %ctx.run_id(), agent = %self.spec.id, host = %self.host(), "proxying a run");
@@ -120,7 +126,7 @@ impl ProxyAgent {
                 ),
             ));
         }
-        if !is_event_stream(response.headers()) {
+        let Some(feed) = feed::detect(response.headers()) else {
             let got = response
                 .headers()
                 .get(CONTENT_TYPE)
@@ -131,16 +137,23 @@ impl ProxyAgent {
                 _ = ctx.cancel.cancelled() => return Err(AgentError::Cancelled),
                 x = excerpt(response) => x,
             };
+            let asked = match self.spec.transport {
+                spec::Transport::Sse => "text/event-stream",
+                spec::Transport::Proto => "application/vnd.ag-ui.event+proto or text/event-stream",
+            };
             return Err(AgentError::failed(
                 RunErrorCode::ForeignNotSse,
                 format!(
-                    "the foreign agent at {} did not answer with an event stream (text/event-stream), but with {got}{}",
+                    "the foreign agent at {} did not answer with an event stream ({asked}), but with {got}{}",
                     self.host(),
                     if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") }
                 ),
             ));
+        };
+        if self.spec.transport == spec::Transport::Proto && matches!(feed, feed::Feed::Sse) {
+            tracing::info!(run = %ctx.run_id(), host = %self.host(), "asked for protobuf, the foreign agent answered SSE; reading SSE");
         }
-        Ok(response)
+        Ok((response, feed))
     }
 
     fn request_error(&self, e: reqwest::Error) -> AgentError {
@@ -172,10 +185,15 @@ impl ProxyAgent {
         }
     }
 
-    async fn relay(&self, ctx: &mut RunContext, response: Response) -> Result<RunEnd, AgentError> {
+    async fn relay(
+        &self,
+        ctx: &mut RunContext,
+        response: Response,
+        feed: feed::Feed,
+    ) -> Result<RunEnd, AgentError> {
         let mut pipeline = Pipeline::for_input(&ctx.input, PipelineOptions::default());
         pipeline.conversation.state_limits = ctx.settings.state_limits;
-        let end = self.pump(ctx, &mut pipeline, response).await;
+        let end = self.pump(ctx, &mut pipeline, response, feed).await;
         // Each distinct warning once, with a count: a legacy agent warns on every event.
         let mut counts = std::collections::BTreeMap::<&str, usize>::new();
         for w in &pipeline.warnings {
@@ -192,8 +210,13 @@ impl ProxyAgent {
         ctx: &mut RunContext,
         pipeline: &mut Pipeline,
         response: Response,
+        mut feed: feed::Feed,
     ) -> Result<RunEnd, AgentError> {
-        let mut relay = Relay::default();
+        let mut relay = Relay {
+            quirks: Quirks::for_input(&ctx.input),
+            ..Relay::default()
+        };
+        let who = format!("the foreign agent at {}", self.host());
         let mut meter = UpstreamMeter::new(
             ctx.settings.upstream,
             format!("the foreign agent at {}", self.host()),
@@ -206,16 +229,17 @@ impl ProxyAgent {
                 _ = sleep_until(grace) => break,
                 n = body.next() => n,
             };
-            let (delivered, ended) = match next {
+            let (delivered, ended, failure) = match next {
                 Some(Ok(bytes)) => {
                     // Counted before decoding: nothing past the limit is parsed or relayed.
                     meter.bytes(bytes.len())?;
-                    (pipeline.push_bytes(&bytes), false)
+                    let (delivered, failure) = feed.push(pipeline, &bytes, &who);
+                    (delivered, false, failure)
                 }
                 Some(Err(e)) => {
                     // Whatever the broken connection left undelivered is lost; what came is
                     // forwarded, then the run ends as truncated (or as it already ended).
-                    let delivered = pipeline.finish();
+                    let (delivered, _) = feed.finish(pipeline, &who);
                     meter.events(delivered.len())?;
                     relay.forward(ctx, delivered).await?;
                     self.check(pipeline, &relay)?;
@@ -242,11 +266,21 @@ impl ProxyAgent {
                         )
                     });
                 }
-                None => (pipeline.finish(), true),
+                None => {
+                    let (delivered, cut) = feed.finish(pipeline, &who);
+                    (delivered, true, cut)
+                }
             };
             meter.events(delivered.len())?;
             relay.forward(ctx, delivered).await?;
             self.check(pipeline, &relay)?;
+            // Bytes after the foreign terminal event that do not make a frame are not a reason
+            // to fail a run that has ended; anything else is.
+            if let Some(failure) = failure {
+                if !(ended && relay.end.is_some()) {
+                    return Err(failure);
+                }
+            }
             if ended {
                 break;
             }
@@ -318,6 +352,8 @@ struct Relay {
     violation: Option<String>,
     /// Tool calls started in the run and not answered by a `TOOL_CALL_RESULT`, in order.
     unanswered: Vec<String>,
+    /// Framework quirks repaired before an event is relayed.
+    quirks: Quirks,
 }
 
 impl Relay {
@@ -329,9 +365,16 @@ impl Relay {
         ctx: &mut RunContext,
         delivered: Vec<Delivered>,
     ) -> Result<(), AgentError> {
-        for Delivered { event, .. } in delivered {
+        for Delivered { mut event, .. } in delivered {
             if self.violation.is_some() {
                 break;
+            }
+            let (repaired, before) = self.quirks.repair(&mut event);
+            if let Some(repaired) = repaired {
+                tracing::warn!(run = %ctx.run_id(), "foreign stream: {repaired}");
+            }
+            if let Some(before) = before {
+                ctx.emit(before).await?;
             }
             match event.kind {
                 EventKind::RunStarted {
@@ -459,7 +502,7 @@ impl Agent for ProxyAgent {
                 "Foreign AG-UI agent at {host}, proxied: its events are translated, verified and stored here."
             ),
             // AG-UI defines no way to ask an agent for its capabilities, so the proxy states
-            // only what it knows: it streams over SSE. Everything else is absent (unknown).
+            // only what it knows: this server streams it over SSE or protobuf. Everything else is absent (unknown).
             capabilities: json!({
                 "identity": {
                     "name": self.spec.id,
@@ -470,7 +513,7 @@ impl Agent for ProxyAgent {
                 "transport": {
                     "streaming": true,
                     "websocket": false,
-                    "httpBinary": false,
+                    "httpBinary": true,
                     "pushNotifications": false,
                     "resumable": false,
                 },
@@ -484,8 +527,9 @@ impl Agent for ProxyAgent {
 
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
         Box::pin(async move {
-            let response = self.open(ctx).await?;
-            self.relay(ctx, response).await
+            let (response, feed) = self.open(ctx).await?;
+            tracing::debug!(run = %ctx.run_id(), format = feed.name(), "foreign stream");
+            self.relay(ctx, response, feed).await
         })
     }
 }
@@ -495,14 +539,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
-}
-
-fn is_event_stream(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("text/event-stream"))
 }
 
 /// The start of a response body, on one line, for an error message. Bounded in size and time:

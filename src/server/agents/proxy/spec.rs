@@ -1,5 +1,6 @@
-//! The `--proxy` spec: `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR]`, parsed and checked
-//! once at startup so a bad spec stops the server instead of failing every run.
+//! The `--proxy` spec: `ID=URL[,header=NAME:VALUE][,header-env=NAME:VAR][,transport=sse|proto]`,
+//! parsed and checked once at startup so a bad spec stops the server instead of failing every
+//! run.
 
 use std::str::FromStr;
 
@@ -15,6 +16,19 @@ pub struct ProxySpec {
     pub url: Url,
     /// Configured headers; every value is marked sensitive so it never shows in debug output.
     pub headers: HeaderMap,
+    /// How to ask the foreign agent for its events.
+    pub transport: Transport,
+}
+
+/// The encoding the proxy asks a foreign agent for (`transport=`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// `text/event-stream` (the default; every AG-UI server speaks it).
+    #[default]
+    Sse,
+    /// The protobuf binding (`application/vnd.ag-ui.event+proto`), SSE still admitted: a
+    /// server without protobuf answers SSE, which the proxy reads as usual.
+    Proto,
 }
 
 /// Headers the proxy sets itself (or that describe the connection): configuring one would make
@@ -39,6 +53,10 @@ const KEYS: &[Key] = &[
         name: "header-env",
         repeats: true,
     },
+    Key {
+        name: "transport",
+        repeats: false,
+    },
 ];
 
 /// `--proxy SPEC` as clap parses it (`header-env` variables are read from the process
@@ -57,8 +75,22 @@ pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<ProxySp
     let spec = AgentSpec::parse("--proxy", spec, KEYS)?;
     let bad = |why: String| spec.bad_value("--proxy", why);
     let mut headers = HeaderMap::new();
+    let mut transport = Transport::Sse;
     for (key, value) in &spec.options {
         let (name, value) = match key.as_str() {
+            "transport" => {
+                transport = match value.trim().to_ascii_lowercase().as_str() {
+                    "sse" => Transport::Sse,
+                    "proto" | "protobuf" => Transport::Proto,
+                    _ => {
+                        return Err(bad(format!(
+                            "'transport=' is sse or proto, not '{}'",
+                            brief(value)
+                        )))
+                    }
+                };
+                continue;
+            }
             "header" => {
                 let (name, value) = value
                     .split_once(':')
@@ -96,6 +128,7 @@ pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<ProxySp
         id: spec.id,
         url: spec.url,
         headers,
+        transport,
     })
 }
 
@@ -121,6 +154,23 @@ mod tests {
         assert_eq!(s.headers["authorization"], "Bearer s3cret");
         assert!(s.headers["authorization"].is_sensitive());
         assert!(!format!("{:?}", s.headers).contains("s3cret"));
+        assert_eq!(s.transport, Transport::Sse);
+    }
+
+    #[test]
+    fn the_transport_is_sse_or_proto() {
+        let s = parse("a=http://h/,transport=proto", no_env).unwrap();
+        assert_eq!(s.transport, Transport::Proto);
+        let s = parse("a=http://h/, transport = SSE", no_env).unwrap();
+        assert_eq!(s.transport, Transport::Sse);
+        let e = parse("a=http://h/,transport=grpc", no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sse or proto"), "{e}");
+        let e = parse("a=http://h/,transport=proto,transport=sse", no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("transport"), "{e}");
     }
 
     #[test]

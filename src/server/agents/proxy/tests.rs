@@ -2,6 +2,7 @@
 //! `tests/proxy.rs`, against a real Python agent).
 
 use super::*;
+use reqwest::header::HeaderMap;
 
 fn usage(provider: &str, model: &str, input: u64, output: u64) -> TokenUsage {
     TokenUsage {
@@ -34,17 +35,23 @@ fn usage_entries_merge_into_one() {
 }
 
 #[test]
-fn only_an_event_stream_content_type_is_sse() {
+fn only_an_event_stream_or_protobuf_content_type_is_read() {
     let with = |v: &'static str| {
         let mut h = HeaderMap::new();
         h.insert(CONTENT_TYPE, HeaderValue::from_static(v));
         h
     };
-    assert!(is_event_stream(&with("text/event-stream")));
-    assert!(is_event_stream(&with("Text/Event-Stream; charset=utf-8")));
-    assert!(!is_event_stream(&with("application/json")));
-    assert!(!is_event_stream(&with("text/event-streamx")));
-    assert!(!is_event_stream(&HeaderMap::new()));
+    let name = |h: &HeaderMap| feed::detect(h).map(|f| f.name());
+    assert_eq!(name(&with("text/event-stream")), Some("SSE"));
+    assert_eq!(name(&with("Text/Event-Stream; charset=utf-8")), Some("SSE"));
+    assert_eq!(
+        name(&with("application/vnd.ag-ui.event+proto")),
+        Some("protobuf")
+    );
+    assert_eq!(name(&with("application/json")), None);
+    assert_eq!(name(&with("text/event-streamx")), None);
+    assert_eq!(name(&with("application/vnd.ag-ui.event+protox")), None);
+    assert_eq!(name(&HeaderMap::new()), None);
 }
 
 #[test]
