@@ -48,7 +48,7 @@ setup() {
     as_root apt-get install -y chromium
   fi
   if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
-    say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt, the @ag-ui packages of tests/foreign/a2ui_agent.mjs, CopilotKit's core client)"
+    say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt, the @ag-ui packages of tests/foreign/a2ui_agent.mjs, CopilotKit's core client, the reference MCP server of tests/mcp.rs)"
     (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
   # Debian's binaryen (wasm-opt 108) silently breaks hydration; ours must come first on PATH.
@@ -62,6 +62,7 @@ setup() {
 # The Python venv of the foreign AG-UI agents that tests/proxy.rs and tests/frameworks.rs proxy:
 # the official SDK with uvicorn, then LangGraph (ag-ui-langgraph) and Pydantic AI with fake models
 # (about 25 s and 100 MB more on a fresh machine). Skipped while the stamp is newer than both files.
+# requirements.txt also holds the MCP server tests/mcp.rs reaches over streamable HTTP.
 python_venv() {
   local req=tests/foreign/requirements.txt fw=tests/foreign/requirements-frameworks.txt
   if [ -x .venv/bin/python ] && [ .venv/.requirements-installed -nt "$req" ] \

@@ -108,6 +108,52 @@ pub struct ServeArgs {
     )]
     pub proxy: Vec<crate::server::agents::proxy::spec::ProxySpec>,
 
+    /// An MCP server whose tools the `--llm` agents may call, repeatable (env: `;`-separated):
+    /// `ID=stdio:COMMAND [ARG]…` (a child process; arguments split at blanks, no shell) or
+    /// `ID=http(s)://HOST/PATH` (streamable HTTP), e.g.
+    /// `everything=stdio:npx -y @modelcontextprotocol/server-everything`. Its tools are offered
+    /// to the model as `mcp__ID__TOOL` and run by this server. Connected at startup; one that
+    /// fails is logged and left out.
+    #[arg(
+        long = "mcp",
+        env = "AGUI_MCP",
+        value_delimiter = ';',
+        value_name = "SPEC",
+        value_parser = crate::server::mcp::McpSpec::from_str
+    )]
+    pub mcp: Vec<crate::server::mcp::McpSpec>,
+
+    /// Seconds an MCP server has to start, shake hands and list its tools at startup.
+    #[arg(
+        long,
+        env = "AGUI_MCP_CONNECT_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub mcp_connect_timeout: u64,
+
+    /// Seconds one MCP tool call may take; past it the model reads an error as the result.
+    #[arg(
+        long,
+        env = "AGUI_MCP_CALL_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub mcp_call_timeout: u64,
+
+    /// Largest MCP tool result passed to the model and the client, in bytes (cut with a note).
+    #[arg(long, env = "AGUI_MCP_MAX_RESULT_BYTES", default_value_t = 64 * 1024, value_name = "BYTES")]
+    pub mcp_max_result_bytes: usize,
+
+    /// Most tools offered from one MCP server (the first ones it lists).
+    #[arg(
+        long,
+        env = "AGUI_MCP_MAX_TOOLS",
+        default_value_t = 64,
+        value_name = "N"
+    )]
+    pub mcp_max_tools: usize,
+
     /// SQLite database file for threads, runs and their events (created if missing; WAL mode).
     /// `:memory:` keeps nothing across restarts.
     #[arg(

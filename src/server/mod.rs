@@ -10,6 +10,7 @@ pub mod error;
 pub mod inspect;
 pub mod limits;
 pub mod listen;
+pub mod mcp;
 pub mod named_encoder;
 pub mod page;
 pub mod routes;

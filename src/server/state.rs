@@ -12,6 +12,7 @@ use super::agents::{self, AgentRegistry, RunSettings};
 use super::clock;
 use super::config::ServeArgs;
 use super::limits;
+use super::mcp;
 use super::runs::Runs;
 use super::startup::StartupError;
 use super::store;
@@ -58,6 +59,16 @@ pub struct ServerConfig {
     pub allowed_hosts: Vec<String>,
     /// CSP `frame-ancestors`.
     pub frame_ancestors: String,
+}
+
+/// The `--mcp-*` bounds.
+fn mcp_limits(args: &ServeArgs) -> mcp::McpLimits {
+    mcp::McpLimits {
+        connect_timeout: Duration::from_secs(args.mcp_connect_timeout.max(1)),
+        call_timeout: Duration::from_secs(args.mcp_call_timeout.max(1)),
+        max_result_bytes: args.mcp_max_result_bytes.max(1),
+        max_tools: args.mcp_max_tools,
+    }
 }
 
 fn body_budget_kib(body_limit: usize) -> u32 {
@@ -132,9 +143,20 @@ impl AppState {
             let id = id.to_string();
             move |source| StartupError::HttpClient { flag, id, source }
         };
+        // MCP servers serve the LLM agents only: none are started without one.
+        let mcp = if args.llm.is_empty() {
+            if !args.mcp.is_empty() {
+                tracing::warn!(
+                    "--mcp is given but no --llm agent could use its tools; not connecting"
+                );
+            }
+            Arc::new(mcp::McpHub::default())
+        } else {
+            Arc::new(mcp::McpHub::connect(&args.mcp, mcp_limits(args)).await)
+        };
         for spec in &args.llm {
-            let agent =
-                agents::llm::LlmAgent::new(spec.clone()).map_err(http_client("--llm", &spec.id))?;
+            let agent = agents::llm::LlmAgent::new(spec.clone(), mcp.clone())
+                .map_err(http_client("--llm", &spec.id))?;
             agents.insert(Arc::new(agent));
         }
         for spec in &args.proxy {

@@ -12,6 +12,8 @@ mod upstream;
 use crate::wire::RunErrorCode;
 use std::collections::HashSet;
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
@@ -20,6 +22,7 @@ use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings};
 use crate::protocol::event::EventKind;
 use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
+use crate::server::mcp::McpHub;
 
 pub use spec::{BackendTools, LlmSpec};
 
@@ -33,21 +36,23 @@ const PROVIDER: &str = "openai-compatible";
 pub struct LlmAgent {
     spec: LlmSpec,
     http: reqwest::Client,
+    /// The tools of the `--mcp` servers, offered after the backend tools.
+    mcp: Arc<McpHub>,
 }
 
 impl LlmAgent {
     /// Fails only when the platform's TLS setup cannot make an HTTP client.
-    pub fn new(spec: LlmSpec) -> reqwest::Result<Self> {
+    pub fn new(spec: LlmSpec, mcp: Arc<McpHub>) -> reqwest::Result<Self> {
         let http = upstream::client()?;
-        Ok(LlmAgent { spec, http })
+        Ok(LlmAgent { spec, http, mcp })
     }
 
     pub fn spec(&self) -> &LlmSpec {
         &self.spec
     }
 
-    /// The `tools` offered: the app's frontend tools, then the backend tools they do not
-    /// shadow (a frontend tool of the same name wins).
+    /// The `tools` offered: the app's frontend tools, then the backend tools and MCP tools
+    /// they do not shadow (a frontend tool of the same name wins).
     fn tools(&self, ctx: &RunContext) -> Vec<Value> {
         let mut out: Vec<Value> = ctx.input.tools.iter().map(request::frontend_tool).collect();
         if self.spec.tools == BackendTools::Demo {
@@ -58,6 +63,13 @@ impl LlmAgent {
                     .filter_map(|n| tools::definition(n)),
             );
         }
+        out.extend(
+            self.mcp
+                .tools()
+                .iter()
+                .filter(|t| !ctx.input.tools.iter().any(|f| f.name == t.offered))
+                .map(|t| t.definition.clone()),
+        );
         out
     }
 
@@ -135,18 +147,28 @@ impl LlmAgent {
                     pending.push(call.id.clone());
                     continue;
                 }
-                // Backend tools, and names the model made up (told so in the result).
-                let result = if self.spec.tools == BackendTools::Demo {
-                    tools::run(&call.name, &call.arguments)
+                // MCP tools, backend tools, and names the model made up (told so in the result).
+                let (content, event_content) = if self.mcp.has(&call.name) {
+                    let outcome = self
+                        .mcp
+                        .call(&call.name, &call.arguments, &cancel)
+                        .await
+                        .map_err(|_| AgentError::Cancelled)?;
+                    (outcome.text, outcome.content)
                 } else {
-                    json!({"error": format!("there is no tool named '{}'", call.name)})
+                    let result = if self.spec.tools == BackendTools::Demo {
+                        tools::run(&call.name, &call.arguments)
+                    } else {
+                        json!({"error": format!("there is no tool named '{}'", call.name)})
+                    };
+                    let text = result.to_string();
+                    (text.clone(), Content::Text(text))
                 };
-                let content = result.to_string();
                 let message_id = ctx.new_id("tool");
                 ctx.emit(EventKind::ToolCallResult {
                     message_id,
                     tool_call_id: call.id.clone(),
-                    content: Content::Text(content.clone()),
+                    content: event_content,
                     role: None,
                 })
                 .await?;
@@ -207,10 +229,18 @@ impl Agent for LlmAgent {
             || "the server's default model".to_string(),
             |m| format!("model {m}"),
         );
-        let backend = match s.tools {
-            BackendTools::Demo => " Backend tools: calculate, convert_units.",
-            BackendTools::None => "",
+        let mut backend = match s.tools {
+            BackendTools::Demo => " Backend tools: calculate, convert_units.".to_string(),
+            BackendTools::None => String::new(),
         };
+        let servers: Vec<&str> = self.mcp.server_ids().collect();
+        if !servers.is_empty() {
+            backend.push_str(&format!(
+                " MCP tools: {} from {}.",
+                self.mcp.tools().len(),
+                servers.join(", ")
+            ));
+        }
         AgentInfo {
             id: s.id.clone(),
             name,
