@@ -4,7 +4,7 @@
 // /api/copilotkit.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, stopServer, launchBrowser, openPage, send, idle } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
 
 let server;
 let browser;
@@ -37,6 +37,9 @@ test("a CopilotKit runtime URL lists its agents and runs the one picked", async 
   await send(page, "chat");
   await log(page).getByText("Hello from agui-studio").waitFor({ timeout: 15000 });
   await idle(page);
+  await shoot(page, "copilotkit-picker", { fullPage: false });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shoot(page, "copilotkit-picker-phone", { fullPage: false });
   assert.deepEqual(problems, []);
   await page.close();
 });
