@@ -205,6 +205,35 @@ fn accept_negotiation_keeps_sse_unless_protobuf_is_preferred() {
 }
 
 #[test]
+fn a_0x_client_asking_for_protobuf_is_told_to_read_sse() {
+    // Its events would be downgraded, some left out, and a resume that counts frames would
+    // then repeat events: refused before the run starts, with a JSON error.
+    run(async {
+        let (addr, _state) = start_server(&["--demo-delay-ms", "0"]).await;
+        let mut body = input("t-old", "old-1", "subagents");
+        body["protocolVersion"] = json!("0.0.48");
+        let body = body.to_string();
+        let conn = HttpConn::send(
+            addr,
+            "POST",
+            "/api/agents/demo",
+            &[("Accept", MEDIA_TYPE)],
+            Some(body.as_bytes()),
+        )
+        .await;
+        assert_eq!(conn.status, 400);
+        let err: Value =
+            serde_json::from_str(&conn.read_to_end().await.body).expect("a JSON error body");
+        assert_eq!(err["error"]["code"], "invalid_request", "{err}");
+        // Over SSE the same input runs.
+        let conn =
+            HttpConn::send(addr, "POST", "/api/agents/demo", &[], Some(body.as_bytes())).await;
+        assert_eq!(conn.status, 200);
+        conn.read_to_end().await;
+    });
+}
+
+#[test]
 fn wire_sizes_of_the_long_scenario() {
     run(async {
         let (addr, _state) = start_server(&["--demo-delay-ms", "0"]).await;

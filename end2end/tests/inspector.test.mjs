@@ -250,3 +250,23 @@ test("a thread exported as JSON Lines and opened again replays the same conversa
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("closing and reopening the inspector while a run streams breaks nothing", async () => {
+  const { page, problems } = await openPage(browser, server.url);
+  let inspector = await openEvents(page);
+  await send(page, "long 20000");
+  await page.getByRole("button", { name: "Stop" }).waitFor();
+  // Its redraw timer is pending while events arrive: closing drops what the timer touches.
+  for (let i = 0; i < 3; i++) {
+    await page.waitForTimeout(150);
+    await page.getByRole("button", { name: "Events", exact: true }).click();
+    await inspector.waitFor({ state: "detached" });
+    await page.waitForTimeout(250);
+    inspector = await openEvents(page);
+  }
+  await idle(page, 60000);
+  const { shown, total } = await counts(inspector);
+  assert.ok(total > 20000 && shown === total, `${shown} of ${total}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

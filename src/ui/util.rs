@@ -56,12 +56,18 @@ pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
     fn arm(tick: RwSignal<u64>, state: StoredValue<(bool, bool)>, ms: u64) {
         set_timeout(
             move || {
-                if state.with_value(|s| s.1) {
-                    state.set_value((true, false));
-                    tick.update(|t| *t += 1);
-                    arm(tick, state, ms);
-                } else {
-                    state.set_value((false, false));
+                // The view that owns the tick may be gone by now (a closed panel): then the
+                // values are disposed and nothing is done (the `try_` forms never panic).
+                match state.try_with_value(|s| s.1) {
+                    Some(true) => {
+                        state.try_set_value((true, false));
+                        tick.try_update(|t| *t += 1);
+                        arm(tick, state, ms);
+                    }
+                    Some(false) => {
+                        state.try_set_value((false, false));
+                    }
+                    None => {}
                 }
             },
             std::time::Duration::from_millis(ms),

@@ -10,6 +10,9 @@ use serde_json::Value;
 
 use crate::protocol::types::{Content, ContentPart, MediaPart, PartSource, TextPart};
 
+/// The longest media type taken from a server (RFC 6838 allows 127 characters a side).
+const MAX_MIME: usize = 255;
+
 /// One tool call's answer, as the run uses it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -48,7 +51,10 @@ pub fn outcome(result: &Value, max_bytes: usize) -> Outcome {
         match kind {
             "text" => push(&mut text, s("text").unwrap_or("")),
             "image" | "audio" => {
-                let mime = s("mimeType").unwrap_or("application/octet-stream");
+                // A media type is short: anything else from the server is not one.
+                let mime = s("mimeType")
+                    .filter(|m| m.len() <= MAX_MIME && m.bytes().all(|b| b.is_ascii_graphic()))
+                    .unwrap_or("application/octet-stream");
                 let data = s("data").unwrap_or("");
                 let bytes = decoded_len(data);
                 // Inline images are attached while they fit the budget; audio, which no
@@ -223,6 +229,30 @@ mod tests {
         };
         assert_eq!(parts.len(), 2);
         assert!(matches!(&parts[1], ContentPart::Image(_)));
+    }
+
+    #[test]
+    fn a_media_type_that_is_no_media_type_is_not_taken() {
+        let huge = "image/".to_string() + &"x".repeat(100_000);
+        let o = outcome(
+            &json!({"content": [{"type": "image", "data": "AAAA", "mimeType": huge}]}),
+            1_000_000,
+        );
+        assert!(o
+            .text
+            .contains("[image: application/octet-stream, 3 bytes, attached]"));
+        let Content::Parts(parts) = &o.content else {
+            panic!("{:?}", o.content)
+        };
+        let ContentPart::Image(MediaPart {
+            source: PartSource::Data { mime_type, .. },
+            ..
+        }) = &parts[1]
+        else {
+            panic!("{parts:?}")
+        };
+        assert_eq!(mime_type, "application/octet-stream");
+        assert!(o.text.len() < 200);
     }
 
     #[test]

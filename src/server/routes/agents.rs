@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use std::sync::Arc;
 
-use crate::protocol::compat::{prepare_request, Version};
+use crate::protocol::compat::{parse_version, prepare_request, Version, V1_0};
 use crate::protocol::enforce::strip_unknown_parts_in_messages;
 use crate::protocol::types::RunAgentInput;
 use crate::server::accounts::User;
@@ -71,6 +71,20 @@ async fn run(
     let transport = negotiate(req.headers());
     let value = read_json(&state, req.into_body(), declared).await?;
     let input = parse_run_input(value)?;
+    // A 0.x client gets its events downgraded, and the downgrade leaves some out; over
+    // protobuf the resume position counts frames, so such a stream could not be resumed.
+    let pre_1_0 = input
+        .protocol_version
+        .as_deref()
+        .and_then(parse_version)
+        .is_some_and(|v| v < V1_0);
+    if transport == Transport::Proto && pre_1_0 {
+        return Err(ApiError::InvalidRequest(
+            "the protobuf binding carries AG-UI 1.x events; a client declaring a 0.x \
+             protocolVersion reads the run over SSE (Accept: text/event-stream)"
+                .into(),
+        ));
+    }
     stream_run(&state, user, agent, input, detach, None, transport).await
 }
 

@@ -31,6 +31,9 @@ pub(super) struct Quirks {
     taken: HashSet<String>,
     /// Foreign tool-call id → ours, for calls that had to be renamed (the latest start wins).
     renamed: HashMap<String, String>,
+    /// Foreign tool-call id → the suffix its next rename tries first: a stream that starts
+    /// one id over and over costs one probe per start, not one per earlier start.
+    next_suffix: HashMap<String, u64>,
     /// Ids of the input's messages: a snapshot's message with one of these is not the run's.
     input_messages: HashSet<String>,
     /// `toolCallId` (ours) → id of the `TOOL_CALL_RESULT` message this run relayed for it.
@@ -76,10 +79,12 @@ impl Quirks {
                     return (None, None);
                 }
                 let foreign = tool_call_id.clone();
-                let fresh = (2u64..)
-                    .map(|n| format!("{foreign}-{n}"))
-                    .find(|c| !self.taken.contains(c))
+                let first = self.next_suffix.get(&foreign).copied().unwrap_or(2);
+                let (n, fresh) = (first..)
+                    .map(|n| (n, format!("{foreign}-{n}")))
+                    .find(|(_, c)| !self.taken.contains(c))
                     .unwrap_or_default();
+                self.next_suffix.insert(foreign.clone(), n + 1);
                 self.taken.insert(fresh.clone());
                 self.renamed.insert(foreign.clone(), fresh.clone());
                 *tool_call_id = fresh.clone();

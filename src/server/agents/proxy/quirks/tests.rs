@@ -171,3 +171,34 @@ fn a_snapshot_with_the_relayed_tool_message_id_is_left_alone() {
     assert_eq!(reported, 0);
     assert_eq!(out, *events.as_array().unwrap());
 }
+
+#[test]
+fn one_id_started_over_and_over_costs_one_probe_per_start() {
+    // A hostile stream may start and end the same id as often as its event budget allows; each
+    // start after the first is renamed. The renames go on from the last suffix instead of
+    // probing every earlier one (which made 50,000 starts take about 1.25e9 probes).
+    let mut q = Quirks::for_input(&input(history()));
+    let start = ev(
+        json!({"type": "TOOL_CALL_START", "toolCallId": "pyd-weather-1",
+        "toolCallName": "get_weather"}),
+    );
+    let end = ev(json!({"type": "TOOL_CALL_END", "toolCallId": "pyd-weather-1"}));
+    let began = std::time::Instant::now();
+    let mut last = String::new();
+    for _ in 0..50_000 {
+        let mut e = start.clone();
+        assert!(q.repair(&mut e).0.is_some());
+        let EventKind::ToolCallStart { tool_call_id, .. } = &e.kind else {
+            unreachable!()
+        };
+        last = tool_call_id.clone();
+        let mut e = end.clone();
+        q.repair(&mut e);
+    }
+    assert_eq!(last, "pyd-weather-1-50001");
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(20),
+        "50,000 renames took {:?}",
+        began.elapsed()
+    );
+}
