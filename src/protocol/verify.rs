@@ -11,6 +11,9 @@ use super::compat::parse_version;
 use super::event::{Event, EventKind};
 use super::types::{RunOutcome, PROTOCOL_VERSION};
 
+mod spans;
+use spans::{continuing, open, sorted, sorted_keys};
+
 #[derive(Debug, Clone, PartialEq, Default)]
 enum Phase {
     #[default]
@@ -347,54 +350,6 @@ impl Verifier {
         self.steps.clear();
         self.subagents_active.clear();
     }
-}
-
-fn open(
-    items: &mut HashMap<String, Option<String>>,
-    id: &str,
-    lane: &Option<String>,
-    what: &str,
-    ty: &str,
-) -> Result<(), ProtocolError> {
-    if items.contains_key(id) {
-        return Err(ProtocolError::Violation(format!(
-            "Cannot send '{ty}' event: A {what} with ID '{id}' is already in progress. Complete it first."
-        )));
-    }
-    items.insert(id.to_string(), lane.clone());
-    Ok(())
-}
-
-fn continuing(
-    items: &HashMap<String, Option<String>>,
-    id: &str,
-    lane: &Option<String>,
-    what: &str,
-    ty: &str,
-) -> Result<(), ProtocolError> {
-    match items.get(id) {
-        None => Err(ProtocolError::Violation(format!(
-            "Cannot send '{ty}' event: No active {what} found with ID '{id}'. A start event must be sent first."
-        ))),
-        Some(opener) => match (opener, lane) {
-            (Some(a), Some(b)) if a != b => Err(ProtocolError::Violation(format!(
-                "'{ty}' for {what} '{id}' has subagentRunId '{b}', which does not match its opener's '{a}'"
-            ))),
-            _ => Ok(()),
-        },
-    }
-}
-
-fn sorted(m: &HashMap<String, Option<String>>) -> Vec<(&String, &Option<String>)> {
-    let mut v: Vec<_> = m.iter().collect();
-    v.sort();
-    v
-}
-
-fn sorted_keys(m: &HashMap<String, Option<String>>) -> Vec<String> {
-    let mut v: Vec<_> = m.keys().cloned().collect();
-    v.sort();
-    v
 }
 
 #[cfg(test)]
