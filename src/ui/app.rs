@@ -102,7 +102,11 @@ pub fn Studio() -> impl IntoView {
 #[component]
 fn StudioPage(initial: InitialThreads) -> impl IntoView {
     let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
+    Effect::new(move |_| {
+        hydrated.set(true);
+        #[cfg(feature = "hydrate")]
+        crate::ui::warm::after_hydration();
+    });
     let agents = agents_resource();
     let agent_header = AgentHeader::new();
     let signed_in = initial.signed_in;

@@ -31,6 +31,7 @@ pub mod tool_call;
 pub mod tool_renderers;
 pub mod transcript;
 pub mod util;
+pub mod warm;
 
 // Rendering views to HTML needs the `ssr` feature.
 #[cfg(all(test, feature = "ssr"))]
