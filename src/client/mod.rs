@@ -5,6 +5,7 @@
 //! and pure logic, no browser API).
 
 pub mod answers;
+pub mod body_format;
 #[cfg(feature = "hydrate")]
 mod browser;
 pub mod copilotkit;

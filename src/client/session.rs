@@ -126,6 +126,8 @@ pub struct UseAgentOptions {
     pub url: Signal<String>,
     /// Extra request headers (e.g. `Authorization`).
     pub headers: Signal<Vec<(String, String)>>,
+    /// The body format runs ask for.
+    pub format: Signal<crate::client::body_format::BodyFormat>,
     /// Frontend tools offered to the agent in every run.
     pub tools: Vec<Tool>,
     /// The thread's messages so far (rendered on the server before hydration).

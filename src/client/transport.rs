@@ -76,6 +76,7 @@ async fn send(
         h.set("Content-Type", "application/json").map_err(js_err)?;
     }
     if stream {
+        // The caller's headers may ask for another format (the protobuf binding).
         h.set("Accept", "text/event-stream").map_err(js_err)?;
     }
     for (k, v) in headers {
@@ -184,14 +185,17 @@ pub async fn post_stream(
 }
 
 /// GET an event stream (a run's events, resumed after `Last-Event-ID` when the caller sends it
-/// in `headers`) and call `on_chunk` with each piece as it arrives.
+/// in `headers`) and call `on_chunk` with each piece as it arrives; `on_open` as for
+/// [`post_stream`].
 pub async fn get_stream(
     url: &str,
     headers: &[(String, String)],
     signal: &AbortSignal,
+    on_open: impl FnOnce(&Response),
     on_chunk: impl FnMut(&[u8]),
 ) -> Result<(), TransportError> {
     let resp = check(send(Method::GET, url, None, headers, Some(signal), true).await?).await?;
+    on_open(&resp);
     read_body(&resp, on_chunk).await
 }
 

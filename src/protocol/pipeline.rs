@@ -1,6 +1,7 @@
-//! The client pipeline in the 1.1 normative order: SSE decoding → dialect translation →
-//! enforcement → chunk expansion → verification → the reducer. The browser and the server's
-//! proxy both consume foreign streams through this one type.
+//! The client pipeline in the 1.1 normative order: SSE decoding (or the protobuf binding's
+//! frames, see [`binary`]) → dialect translation → enforcement → chunk expansion →
+//! verification → the reducer. The browser and the server's proxy both consume foreign streams
+//! through this one type.
 
 use serde_json::Value;
 
@@ -75,6 +76,8 @@ pub struct Pipeline {
     /// After [`Pipeline::reconnect`]: frames whose numeric id is at most this were applied
     /// already and are skipped; the first frame past it ends the skipping.
     skip_through: Option<u64>,
+    /// Set when the body is the protobuf binding instead of SSE.
+    binary: Option<binary::Frames>,
 }
 
 impl Pipeline {
@@ -93,6 +96,7 @@ impl Pipeline {
             finished: false,
             last_event_id: None,
             skip_through: None,
+            binary: None,
         }
     }
 
@@ -132,6 +136,9 @@ impl Pipeline {
         if self.error.is_some() {
             return Vec::new();
         }
+        if self.binary.is_some() {
+            return self.push_binary(bytes);
+        }
         match self.decoder.push(bytes) {
             Ok(frames) => self.push_frames(frames),
             Err(e) => {
@@ -147,7 +154,25 @@ impl Pipeline {
             return Vec::new();
         }
         self.finished = true;
-        let mut out = match self.decoder.finish() {
+        let mut out = if self.binary.is_some() {
+            // A frame the end cut short is what a broken connection leaves: truncated.
+            self.binary = self.binary.take().map(binary::Frames::restart);
+            Vec::new()
+        } else {
+            self.finish_sse()
+        };
+        if self.error.is_none() {
+            let t = self.translator.finish();
+            self.warnings.extend(t.warnings);
+            for v in t.events {
+                out.extend(self.push_translated(v));
+            }
+        }
+        out
+    }
+
+    fn finish_sse(&mut self) -> Vec<Delivered> {
+        match self.decoder.finish() {
             Ok(mut frames) => {
                 // The decoder dispatches an unterminated last frame (a producer that omits the
                 // final blank line). One whose JSON is cut short is what a broken connection
@@ -165,15 +190,7 @@ impl Pipeline {
                 self.fail(format!("SSE decoding failed: {e}"));
                 Vec::new()
             }
-        };
-        if self.error.is_none() {
-            let t = self.translator.finish();
-            self.warnings.extend(t.warnings);
-            for v in t.events {
-                out.extend(self.push_translated(v));
-            }
         }
-        out
     }
 
     /// The SSE id of the last frame read: what a client sends as `Last-Event-ID` to read on
@@ -188,6 +205,7 @@ impl Pipeline {
     /// Everything after the decoder (the dialect, the verifier, the conversation) goes on.
     pub fn reconnect(&mut self) {
         self.decoder = Decoder::new();
+        self.binary = self.binary.take().map(binary::Frames::restart);
         self.skip_through = self
             .last_event_id
             .as_deref()
@@ -312,6 +330,7 @@ fn brief(s: &str) -> String {
     super::enforce::brief(&Value::String(s.to_string()))
 }
 
+pub mod binary;
 #[cfg(test)]
 mod musts;
 #[cfg(test)]

@@ -7,10 +7,12 @@
 //! in the first paint and never fetches on its own.
 
 mod runtime;
+mod transport;
 
 pub use crate::wire::{AgentSummary, ScenarioInfo};
 use leptos::prelude::*;
 use runtime::RuntimeAgents;
+use transport::TransportPicker;
 
 /// The agents this server hosts. Under SSR they come from the server's [`crate::wire::PageData`]
 /// in context; without it (tests) the list is empty. In the browser the value comes
@@ -45,6 +47,8 @@ pub fn AgentPicker(
     on_change: Callback<String>,
     /// A header for the typed Agent URL only (this server's own API uses the sign-in cookie).
     header: crate::ui::thread_store::AgentHeader,
+    /// The body format runs ask for.
+    format: RwSignal<crate::client::body_format::BodyFormat>,
 ) -> impl IntoView {
     let url_input = NodeRef::<leptos::html::Input>::new();
     let select = move |list: Vec<AgentSummary>| {
@@ -126,7 +130,7 @@ pub fn AgentPicker(
             </label>
             <RuntimeAgents url on_change header/>
             <details class="agent-auth">
-                <summary>"Auth"</summary>
+                <summary>"Connection"</summary>
                 // In a form, where browsers expect a password field; nothing is submitted.
                 <form class="auth-form" on:submit=|ev| ev.prevent_default()>
                     <label class="field">
@@ -148,6 +152,7 @@ pub fn AgentPicker(
                     <p id="agent-header-scope" class="field-hint">
                         {move || header_scope(&header.value.get(), &header.url.get(), &url.get())}
                     </p>
+                    <TransportPicker format/>
                 </form>
             </details>
         </div>

@@ -136,7 +136,7 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                     <span class="brand-mark" aria-hidden="true">"◆"</span>
                     <h1 class="brand-name">"agui-studio"</h1>
                 </div>
-                <AgentPicker agents url on_change=set_url header=agent_header/>
+                <AgentPicker agents url on_change=set_url header=agent_header format=store.format/>
                 <div class="header-actions">
                     <button
                         type="button"

@@ -11,6 +11,7 @@
 
 use leptos::prelude::*;
 
+use crate::client::body_format::BodyFormat;
 use crate::client::errors::RunErrorView;
 use crate::client::session::{Connection, UseAgentOptions, UseAgentReturn};
 use crate::client::use_agent;
@@ -78,6 +79,8 @@ pub struct ThreadStore {
     pub found: RwSignal<Option<Vec<ThreadSummary>>>,
     /// Ratings of the threads' messages (also in context, for the transcript).
     pub ratings: Ratings,
+    /// The body format runs ask for (the "Transport" picker's choice).
+    pub format: RwSignal<BodyFormat>,
 }
 
 /// A request header the user typed for one Agent URL: sent to that URL only, never to this
@@ -170,6 +173,7 @@ impl ThreadStore {
             query: RwSignal::new(String::new()),
             found: RwSignal::new(None),
             ratings,
+            format: RwSignal::new(BodyFormat::default()),
         };
         let first = match initial.current {
             Some(view) => store.session(0, Some(view), None),
@@ -189,6 +193,7 @@ impl ThreadStore {
         let url_now = RwSignal::new(String::new());
         let agent_header = self.agent_header;
         let headers = Signal::derive(move || agent_header.for_url(&url_now.get()));
+        let format: Signal<BodyFormat> = self.format.into();
         let (url, options) = match view {
             Some(v) => {
                 let follow = v
@@ -211,6 +216,7 @@ impl ThreadStore {
                     UseAgentOptions {
                         url: Signal::default(),
                         headers,
+                        format,
                         tools: Vec::new(),
                         follow_run: follow.clone(),
                         // The followed run's hints come again with its events.
@@ -233,6 +239,7 @@ impl ThreadStore {
                 UseAgentOptions {
                     url: Signal::default(),
                     headers,
+                    format,
                     tools: Vec::new(),
                     initial_messages: Vec::new(),
                     initial_state: None,

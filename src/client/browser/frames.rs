@@ -2,12 +2,31 @@
 //! reduces them), the events recorded for the inspector, and the changes flushed to the signals
 //! once per animation frame.
 
+use crate::protocol::pipeline::binary::BodyKind;
 use leptos::prelude::*;
 
 use crate::client::event_log::{records, EVENT_LOG_LIMIT};
 use crate::client::session::{run_view, sync_messages, Connection};
 
 use super::live::{Live, Shared};
+
+/// A response body opened: the pipeline reads it as its `Content-Type` says (SSE, or the
+/// protobuf binding when the run asked for it and the server speaks it).
+pub(super) fn on_open_body(l: &Shared, generation: u64, resp: &web_sys::Response) {
+    let kind = resp
+        .headers()
+        .get("Content-Type")
+        .ok()
+        .flatten()
+        .and_then(|ct| BodyKind::of(&ct));
+    let mut b = l.borrow_mut();
+    if b.generation != generation {
+        return;
+    }
+    if let (Some(kind), Some(p)) = (kind, b.pipeline.as_mut()) {
+        p.expect_body(kind);
+    }
+}
 
 pub(super) fn on_bytes(l: &Shared, generation: u64, bytes: &[u8]) {
     let mut b = l.borrow_mut();

@@ -8,8 +8,9 @@ use crate::client::session::Connection;
 use crate::client::transport::{get_stream, now_ms, sleep_ms, TransportError};
 use crate::protocol::pipeline::{Pipeline, StreamOutcome};
 
-use super::frames::on_bytes;
+use super::frames::{on_bytes, on_open_body};
 use super::live::Shared;
+use super::run::accept;
 
 /// Backoff of resuming: the first wait, the longest wait, and how long to keep trying
 /// without receiving anything.
@@ -83,15 +84,21 @@ pub(super) async fn resume_run(
             if let Some(p) = b.pipeline.as_mut() {
                 p.reconnect();
             }
-            b.options.headers.get_untracked()
+            let mut headers = b.options.headers.get_untracked();
+            headers.insert(0, accept(b.options.format.get_untracked()));
+            headers
         };
         if let Some(id) = &last_id {
             headers.push(("Last-Event-ID".to_string(), id.clone()));
         }
-        let l2 = l.clone();
-        result = get_stream(&events_url, &headers, signal, move |bytes| {
-            on_bytes(&l2, generation, bytes)
-        })
+        let (l1, l2) = (l.clone(), l.clone());
+        result = get_stream(
+            &events_url,
+            &headers,
+            signal,
+            move |resp| on_open_body(&l1, generation, resp),
+            move |bytes| on_bytes(&l2, generation, bytes),
+        )
         .await;
         if l.borrow().received > received {
             delay = RESUME_FIRST_MS;

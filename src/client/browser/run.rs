@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
+use crate::client::body_format::BodyFormat;
 use crate::client::errors::{http_failure, network_failure, RunErrorView, Target};
 use crate::client::session::Connection;
 use crate::client::transport::{
@@ -18,7 +19,7 @@ use crate::protocol::types::{
 };
 use crate::wire::{RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
 
-use super::frames::{on_bytes, record, schedule_frame};
+use super::frames::{on_bytes, on_open_body, record, schedule_frame};
 use super::live::Shared;
 use super::reconnect::resume_run;
 
@@ -48,6 +49,11 @@ pub(super) fn user_message(text: String, attachments: Vec<ContentPart>) -> Messa
     })
 }
 
+/// The `Accept` header of a run's request (and of its resume) in `format`.
+pub(super) fn accept(format: BodyFormat) -> (String, String) {
+    ("Accept".to_string(), format.accept().to_string())
+}
+
 pub(super) fn start_run(
     l: &Shared,
     conv: Conversation,
@@ -57,9 +63,12 @@ pub(super) fn start_run(
 ) {
     let (url, mut headers, tools, w) = {
         let b = l.borrow();
+        let mut headers = b.options.headers.get_untracked();
+        // First, so an `Accept` the user typed for the URL wins.
+        headers.insert(0, accept(b.options.format.get_untracked()));
         (
             b.options.url.get_untracked(),
-            b.options.headers.get_untracked(),
+            headers,
             b.options.tools.clone(),
             b.w,
         )
@@ -113,6 +122,7 @@ pub(super) fn start_run(
         let result = {
             let (l1, l2) = (l.clone(), l.clone());
             let on_open = move |resp: &web_sys::Response| {
+                on_open_body(&l1, generation, resp);
                 let events = resp.headers().get(RUN_EVENTS_HEADER).ok().flatten();
                 if let Some(events) = events.filter(|e| detach && e.starts_with('/')) {
                     let mut b = l1.borrow_mut();

@@ -65,13 +65,19 @@ pub(super) async fn load(
         // A stored run's bytes are held while it is read: at most as much as a recording.
         let mut bytes = Vec::new();
         let signal = controller.signal();
-        let got = get_stream(&run.events_url, &[], &signal, |chunk| {
-            if bytes.len() + chunk.len() > MAX_RECORDING_BYTES {
-                controller.abort();
-            } else {
-                bytes.extend_from_slice(chunk);
-            }
-        })
+        let got = get_stream(
+            &run.events_url,
+            &[],
+            &signal,
+            |_| {},
+            |chunk| {
+                if bytes.len() + chunk.len() > MAX_RECORDING_BYTES {
+                    controller.abort();
+                } else {
+                    bytes.extend_from_slice(chunk);
+                }
+            },
+        )
         .await;
         let got = match got {
             Err(TransportError::Aborted) => Err(TransportError::Network(format!(
