@@ -181,7 +181,7 @@ async function startProxy(target) {
     // the response head that announces one.
     let streaming = false;
     upstream.on("data", (chunk) => {
-      if (!streaming && /content-type: text\/event-stream/i.test(chunk.toString("latin1"))) {
+      if (!streaming && /content-type: (text\/event-stream|application\/vnd\.ag-ui\.event\+proto)/i.test(chunk.toString("latin1"))) {
         streaming = true;
       }
       // Spent: nothing more gets through, and the cut happens once, when the rest is flushed.
@@ -264,6 +264,57 @@ test("a run whose connection breaks reconnects and ends as if nothing happened",
     );
     assert.ok(events >= 2, `resumed with GET /api/runs/…/events (${events} requests)`);
     // Only the failed fetches of the broken connections were reported.
+    assert.deepEqual(
+      problems.filter((p) => !/ERR_|Failed to fetch|network/i.test(p)),
+      [],
+    );
+    await page.close();
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("over protobuf: a broken connection resumes by counting frames, and a reload follows the run", async () => {
+  const expected = [...Array(3000).keys()].join(" ");
+  const proxy = await startProxy(server.url);
+  try {
+    const { page, problems } = await open(proxy.url);
+    const bodies = [];
+    page.on("response", (r) => {
+      if (/\/api\/(agents|runs)\/[^/]+(\/events)?$/.test(new URL(r.url()).pathname)) {
+        bodies.push(`${r.request().method()} ${r.headers()["content-type"]}`);
+      }
+    });
+    // The user picks the binary transport in the Connection popup.
+    await page.getByText("Connection", { exact: true }).click();
+    await page.getByRole("combobox", { name: "Transport" }).selectOption("protobuf");
+    await page.getByText("Connection", { exact: true }).click();
+    // About 40 bytes an event: cut inside the run's first 30 KB, mid-frame.
+    proxy.cutAfter(30001);
+    await send(page, "long 3000");
+    await proxy.cuts(1);
+    await page.getByText("Reconnecting…").waitFor({ timeout: 10000 });
+    proxy.up();
+    await idle(page, 60000);
+    assert.equal(await lastAnswer(page), expected);
+    assert.equal(await page.getByRole("alert").count(), 0, "no error banner");
+    const proto = "application/vnd.ag-ui.event+proto";
+    assert.ok(bodies.includes(`POST ${proto}`), `the run came as protobuf: ${bodies}`);
+    assert.ok(bodies.includes(`GET ${proto}`), `the resume came as protobuf: ${bodies}`);
+    assert.ok(!bodies.some((b) => b.includes("event-stream")), `no SSE: ${bodies}`);
+    // The pick survives a reload, and the reloaded page follows a running run over protobuf.
+    await send(page, "long 3000");
+    await answerReaches(page, 600);
+    bodies.length = 0;
+    await page.reload();
+    await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+    // (Inside the closed Connection popup.)
+    assert.equal(await page.locator('select[aria-label="Transport"]').inputValue(), "protobuf");
+    await answerReaches(page, 2999);
+    await idle(page, 60000);
+    assert.equal(await log(page).locator(".msg-assistant .md").count(), 2, "nothing doubled");
+    assert.equal(await lastAnswer(page), expected);
+    assert.ok(bodies.includes(`GET ${proto}`), `followed over protobuf: ${bodies}`);
     assert.deepEqual(
       problems.filter((p) => !/ERR_|Failed to fetch|network/i.test(p)),
       [],
