@@ -154,6 +154,21 @@ pub struct ServeArgs {
     )]
     pub mcp_max_tools: usize,
 
+    /// Largest MCP App resource (a tool's `ui://` HTML, read with `resources/read` when the
+    /// studio shows the app) passed on, in bytes; a larger one is refused.
+    #[arg(long, env = "AGUI_MCP_MAX_RESOURCE_BYTES", default_value_t = 2 << 20, value_name = "BYTES")]
+    pub mcp_max_resource_bytes: usize,
+
+    /// Most MCP tool calls the model may make in one round; the others are answered with an
+    /// error without reaching the server.
+    #[arg(
+        long,
+        env = "AGUI_MCP_MAX_CALLS_PER_ROUND",
+        default_value_t = 16,
+        value_name = "N"
+    )]
+    pub mcp_max_calls_per_round: usize,
+
     /// SQLite database file for threads, runs and their events (created if missing; WAL mode).
     /// `:memory:` keeps nothing across restarts.
     #[arg(
