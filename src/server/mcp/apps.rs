@@ -197,6 +197,13 @@ impl McpHub {
                 result::cut(method, MAX_ECHO)
             ));
         }
+        // Only a server that owns an app serves apps: a view is bound to its own server.
+        if server.apps.resources.is_empty() {
+            return refuse(format!(
+                "MCP server '{}' has no app (no tool of it links a ui:// resource)",
+                server.id
+            ));
+        }
         let Ok(_permit) = self.app_slots.try_acquire() else {
             return Err(AppError::Failed(format!(
                 "more than {MAX_APP_REQUESTS_IN_FLIGHT} app requests at once; try again"
