@@ -5,7 +5,8 @@
 //! tools in a run, with a scripted OpenAI-compatible model server on loopback standing in for
 //! the model API. Last, the streamable-HTTP transport against a server built with the official
 //! MCP Python SDK (`tests/foreign/mcp_server.py`, run by the venv `scripts/studio.sh setup`
-//! creates).
+//! creates), and a hostile stdio server whose `tools/list` never ends
+//! (`tests/foreign/mcp_paginate.py`). MCP Apps: `tests/mcp_apps.rs`.
 #![cfg(feature = "ssr")]
 
 mod common;
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use agui_studio::protocol::types::{Content, ContentPart};
-use agui_studio::server::mcp::{Cancelled, McpHub, McpLimits, McpSpec};
+use agui_studio::server::mcp::{Cancelled, McpHub, McpLimits, McpSpec, MAX_LIST_PAGES};
 use common::mcp::{everything_spec, python};
 use common::model::{delta, model_server};
 use serde_json::{json, Value};
@@ -324,4 +325,46 @@ async fn stopping_a_run_stops_waiting_for_its_mcp_call() {
     assert!(!rest.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"));
     // The model was not called again.
     assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hostile server
+
+#[tokio::test]
+async fn a_tool_list_that_never_ends_is_read_to_a_page_cap() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/foreign/mcp_paginate.py");
+    let spec: McpSpec = format!("endless=stdio:{} {}", python().display(), script.display())
+        .parse()
+        .unwrap();
+    let started = Instant::now();
+    let hub = McpHub::connect(
+        &[spec],
+        McpLimits {
+            connect_timeout: Duration::from_secs(20),
+            ..McpLimits::default()
+        },
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert_eq!(hub.server_ids().collect::<Vec<_>>(), ["endless"]);
+    let names: Vec<&str> = hub.tools().iter().map(|t| t.offered.as_str()).collect();
+    assert_eq!(names.len(), MAX_LIST_PAGES, "{names:?}");
+    assert_eq!(
+        names.last(),
+        Some(&format!("mcp__endless__t{}", MAX_LIST_PAGES - 1).as_str())
+    );
+
+    // And no more than --mcp-max-tools are read when pages are full.
+    let spec: McpSpec = format!("endless=stdio:{} {}", python().display(), script.display())
+        .parse()
+        .unwrap();
+    let hub = McpHub::connect(
+        &[spec],
+        McpLimits {
+            max_tools: 3,
+            ..McpLimits::default()
+        },
+    )
+    .await;
+    assert_eq!(hub.tools().len(), 3);
 }

@@ -21,6 +21,7 @@
 //! Tools with a UI (MCP Apps) are in [`apps`].
 
 pub mod apps;
+mod connect;
 mod result;
 pub mod spec;
 
@@ -28,11 +29,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use futures::future::join_all;
-use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
+use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -132,7 +130,7 @@ impl McpHub {
     /// Servers that fail are logged and left out.
     pub async fn connect(specs: &[McpSpec], limits: McpLimits) -> McpHub {
         let attempts = specs.iter().map(|spec| async move {
-            let r = tokio::time::timeout(limits.connect_timeout, connect_one(spec, limits)).await;
+            let r = tokio::time::timeout(limits.connect_timeout, connect::connect_one(spec, limits)).await;
             match r {
                 Ok(Ok(ok)) => Some(ok),
                 Ok(Err(e)) => {
@@ -290,66 +288,6 @@ impl McpHub {
             },
         })
     }
-}
-
-/// Start or reach one server, do the MCP handshake and list its tools (as JSON).
-async fn connect_one(
-    spec: &McpSpec,
-    limits: McpLimits,
-) -> Result<(RunningService<RoleClient, ()>, Vec<Value>), String> {
-    let service = match &spec.transport {
-        Transport::Stdio { program, args } => {
-            let mut cmd = tokio::process::Command::new(program);
-            cmd.args(args).kill_on_drop(true);
-            let transport = TokioChildProcess::new(cmd)
-                .map_err(|e| format!("cannot start '{program}': {e}"))?;
-            ().serve(transport).await.map_err(|e| chain(&e))?
-        }
-        Transport::Http(url) => {
-            // Redirects are not followed: a server must not send our requests elsewhere.
-            let http = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .connect_timeout(Duration::from_secs(10))
-                .user_agent(concat!("agui-studio/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| chain(&e))?;
-            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-            let transport = StreamableHttpClientTransport::with_client(http, config);
-            ().serve(transport).await.map_err(|e| chain(&e))?
-        }
-    };
-    let tools = list_tools(&service, &spec.id, limits.max_tools).await?;
-    Ok((service, tools))
-}
-
-/// The server's tools (as JSON), page by page: at most [`MAX_LIST_PAGES`] pages, and no page
-/// more once `max_tools` are listed.
-async fn list_tools(
-    service: &RunningService<RoleClient, ()>,
-    id: &str,
-    max_tools: usize,
-) -> Result<Vec<Value>, String> {
-    let mut tools = Vec::new();
-    let mut cursor: Option<String> = None;
-    for page in 0.. {
-        if page == MAX_LIST_PAGES {
-            tracing::warn!(server = %id, "MCP server has more than {MAX_LIST_PAGES} pages of tools; the rest are not read");
-            break;
-        }
-        let params = PaginatedRequestParams::default().with_cursor(cursor.take());
-        let listed = service
-            .peer()
-            .list_tools(Some(params))
-            .await
-            .map_err(|e| format!("tools/list failed: {}", chain(&e)))?;
-        let listed = serde_json::to_value(&listed).map_err(|e| e.to_string())?;
-        tools.extend(listed["tools"].as_array().into_iter().flatten().cloned());
-        cursor = listed["nextCursor"].as_str().map(str::to_string);
-        if cursor.is_none() || tools.len() > max_tools {
-            break;
-        }
-    }
-    Ok(tools)
 }
 
 /// The chat `tools` entry of an MCP tool (JSON of `Tool`): `(offered name, own name, entry)`,

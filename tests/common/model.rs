@@ -69,4 +69,3 @@ pub fn delta(d: Value, finish: Option<&str>) -> Value {
     json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted",
            "choices": [{"index": 0, "delta": d, "finish_reason": finish}]})
 }
-

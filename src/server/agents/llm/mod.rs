@@ -21,8 +21,8 @@ use serde_json::{json, Value};
 use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings};
 use crate::protocol::event::EventKind;
-use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
 use crate::protocol::genui::{MCP_APPS, PROXIED_MCP_REQUEST};
+use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
 use crate::server::mcp::{AppError, McpHub, Outcome};
 
 pub use spec::{BackendTools, LlmSpec};
@@ -241,7 +241,11 @@ impl LlmAgent {
 
     /// Answer an MCP App's `forwardedProps.__proxiedMCPRequest`: `RUN_FINISHED.result` is the
     /// MCP result; a refusal or failure is `RUN_ERROR`.
-    async fn answer_app(&self, ctx: &mut RunContext, request: &Value) -> Result<RunEnd, AgentError> {
+    async fn answer_app(
+        &self,
+        ctx: &mut RunContext,
+        request: &Value,
+    ) -> Result<RunEnd, AgentError> {
         let cancel = ctx.cancel.clone();
         match self.mcp.app_request(request, &cancel).await {
             Ok(result) => Ok(RunEnd {
