@@ -332,6 +332,7 @@ async fn stopping_a_run_stops_waiting_for_its_mcp_call() {
 
 #[tokio::test]
 async fn a_tool_list_that_never_ends_is_read_to_a_page_cap() {
+    // (The tools are named `apps_…` because the client announces MCP Apps at the handshake.)
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/foreign/mcp_paginate.py");
     let spec: McpSpec = format!("endless=stdio:{} {}", python().display(), script.display())
         .parse()
@@ -351,7 +352,7 @@ async fn a_tool_list_that_never_ends_is_read_to_a_page_cap() {
     assert_eq!(names.len(), MAX_LIST_PAGES, "{names:?}");
     assert_eq!(
         names.last(),
-        Some(&format!("mcp__endless__t{}", MAX_LIST_PAGES - 1).as_str())
+        Some(&format!("mcp__endless__apps_t{}", MAX_LIST_PAGES - 1).as_str())
     );
 
     // And no more than --mcp-max-tools are read when pages are full.

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use futures::future::join_all;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
@@ -94,7 +94,7 @@ struct Server {
     id: String,
     /// Names it in `mcp-apps` activities (with the id).
     hash: String,
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, ClientConfig>,
     apps: apps::AppIndex,
 }
 

@@ -1,5 +1,6 @@
-"""A hostile MCP server over stdio, for tests/mcp_apps.rs: its `tools/list` never ends (every
-page has one tool, `t<page>`, and a next cursor). Plain JSON-RPC lines, no SDK: no SDK would
+"""A hostile MCP server over stdio, for tests/mcp.rs: its `tools/list` never ends (every page has
+one tool and a next cursor). The tool of page N is `apps_tN` when the client announced MCP Apps
+support at the handshake (`extensions["io.modelcontextprotocol/ui"]`), else `tN`. Plain JSON-RPC lines, no SDK: no SDK would
 send this. Stops after 1000 requests or when its input closes.
 """
 
@@ -13,6 +14,7 @@ def send(message: dict) -> None:
 
 
 def main() -> None:
+    prefix = ""
     for _ in range(1000):
         line = sys.stdin.readline()
         if not line:
@@ -25,7 +27,12 @@ def main() -> None:
         if rid is None:
             continue
         if method == "initialize":
-            version = msg.get("params", {}).get("protocolVersion", "2025-06-18")
+            params = msg.get("params") or {}
+            version = params.get("protocolVersion", "2025-06-18")
+            extensions = (params.get("capabilities") or {}).get("extensions") or {}
+            ui = extensions.get("io.modelcontextprotocol/ui") or {}
+            if "text/html;profile=mcp-app" in (ui.get("mimeTypes") or []):
+                prefix = "apps_"
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocolVersion": version,
                 "capabilities": {"tools": {}},
@@ -35,7 +42,7 @@ def main() -> None:
             cursor = (msg.get("params") or {}).get("cursor") or "0"
             page = int(cursor) if cursor.isdigit() else 0
             send({"jsonrpc": "2.0", "id": rid, "result": {
-                "tools": [{"name": f"t{page}", "inputSchema": {"type": "object"}}],
+                "tools": [{"name": f"{prefix}t{page}", "inputSchema": {"type": "object"}}],
                 "nextCursor": str(page + 1),
             }})
         else:

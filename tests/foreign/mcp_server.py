@@ -7,10 +7,13 @@ large and one that never answers; `legacy_view` links its view with the older
 
 Usage: python mcp_server.py  -- binds 127.0.0.1 on a port the OS picks and prints `PORT <n>` first;
 the endpoint is http://127.0.0.1:<n>/mcp.
+       python mcp_server.py --stdio  -- speaks MCP on stdin/stdout instead, for a demo:
+       agui-studio --llm … --mcp 'py=stdio:.venv/bin/python tests/foreign/mcp_server.py --stdio'.
 """
 
 import asyncio
 import socket
+import sys
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
@@ -112,6 +115,9 @@ def not_a_view() -> str:
 
 
 def main() -> None:
+    if "--stdio" in sys.argv[1:]:
+        server.run("stdio")
+        return
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

@@ -26,6 +26,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::{chain, result, McpHub, Outcome, Server};
 
+/// The MCP Apps extension's id (announced in the client's capabilities).
+pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP App's HTML.
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
 /// Longest `ui://` URI taken from a server or a client.
 pub const MAX_URI_LEN: usize = 2048;
 /// App requests served at once, over all servers; more are refused (the view may retry).
