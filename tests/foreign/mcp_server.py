@@ -48,18 +48,26 @@ APP_MIME = "text/html;profile=mcp-app"
 COUNTER_HTML = """<!doctype html><meta charset="utf-8"><title>Counter</title>
 <p>Count: <output id="n">0</output> <button id="b" type="button">+1</button></p>
 <script>
-let next = 1, n = 0;
+// The MCP Apps bridge, just enough of it: initialize, take the tool's input, call `bump`.
+let n = 0;
+const show = () => { document.getElementById("n").textContent = String(n); };
 const send = (m) => window.parent.postMessage(Object.assign({jsonrpc: "2.0"}, m), "*");
 window.addEventListener("message", (e) => {
+  if (e.source !== window.parent) return;
   const m = e.data || {};
+  if (m.id === "init" && m.result) send({method: "ui/notifications/initialized", params: {}});
+  if (m.method === "ui/notifications/tool-input" && m.params && m.params.arguments) {
+    n = Number(m.params.arguments.start) || 0;
+    show();
+  }
   if (m.id === "bump" && m.result && m.result.structuredContent) {
     n = m.result.structuredContent.result;
-    document.getElementById("n").textContent = String(n);
+    show();
   }
 });
 document.getElementById("b").onclick = () =>
   send({id: "bump", method: "tools/call", params: {name: "bump", arguments: {n}}});
-send({id: next++, method: "ui/initialize", params: {appInfo: {name: "counter", version: "1"}}});
+send({id: "init", method: "ui/initialize", params: {appInfo: {name: "counter", version: "1"}, capabilities: {}}});
 </script>"""
 
 
