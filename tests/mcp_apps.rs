@@ -343,6 +343,8 @@ async fn mcp_calls_are_capped_per_round_and_charged_to_the_run() {
         .filter(|m| m["role"] == "tool")
         .count();
     assert_eq!(tool_messages, 3, "every call is answered to the model");
+    // Tools without a view bring no activity.
+    assert!(!events.iter().any(|e| e["type"] == "ACTIVITY_SNAPSHOT"));
 
     // 300 KB of answer against a run budget of 100 KB: the run ends, naming the server.
     let (model, seen) = model_server(calls_then_text(

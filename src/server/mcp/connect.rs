@@ -24,7 +24,10 @@ pub(super) async fn connect_one(
             cmd.args(args).kill_on_drop(true);
             let transport = TokioChildProcess::new(cmd)
                 .map_err(|e| format!("cannot start '{program}': {e}"))?;
-            client_config().serve(transport).await.map_err(|e| chain(&e))?
+            client_config()
+                .serve(transport)
+                .await
+                .map_err(|e| chain(&e))?
         }
         Transport::Http(url) => {
             // Redirects are not followed: a server must not send our requests elsewhere.
@@ -36,7 +39,10 @@ pub(super) async fn connect_one(
                 .map_err(|e| chain(&e))?;
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let transport = StreamableHttpClientTransport::with_client(http, config);
-            client_config().serve(transport).await.map_err(|e| chain(&e))?
+            client_config()
+                .serve(transport)
+                .await
+                .map_err(|e| chain(&e))?
         }
     };
     let tools = list_tools(&service, &spec.id, limits.max_tools).await?;

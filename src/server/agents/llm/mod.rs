@@ -157,7 +157,8 @@ impl LlmAgent {
                     app = self
                         .mcp
                         .app_of(&call.name)
-                        .filter(|_| outcome.raw.is_some())
+                        // Only when the server answered (the view shows its result).
+                        .filter(|_| outcome.bytes > 0)
                         .map(|link| link.content(&outcome, &call.arguments));
                     (outcome.text, outcome.content)
                 } else {
