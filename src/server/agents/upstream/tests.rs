@@ -55,7 +55,10 @@ fn bytes_from_another_peer_share_the_budget() {
     m.bytes_from(4, "the MCP server 's'").unwrap();
     let e = m.bytes_from(1, "the MCP server 's'").unwrap_err();
     let text = format!("{e:?}");
-    assert!(text.contains("the MCP server 's' answered with 1 bytes"), "{text}");
+    assert!(
+        text.contains("the MCP server 's' answered with 1 bytes"),
+        "{text}"
+    );
     assert_eq!(code(e), RunErrorCode::UpstreamLimit.as_str());
     // The model's next bytes are over the shared budget too.
     assert!(m.bytes(1).is_err());
