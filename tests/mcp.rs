@@ -5,35 +5,21 @@
 //! tools in a run, with a scripted OpenAI-compatible model server on loopback standing in for
 //! the model API. Last, the streamable-HTTP transport against a server built with the official
 //! MCP Python SDK (`tests/foreign/mcp_server.py`, run by the venv `scripts/studio.sh setup`
-//! creates).
+//! creates), and a hostile stdio server whose `tools/list` never ends
+//! (`tests/foreign/mcp_paginate.py`). MCP Apps: `tests/mcp_apps.rs`.
 #![cfg(feature = "ssr")]
 
 mod common;
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agui_studio::protocol::types::{Content, ContentPart};
-use agui_studio::server::mcp::{Cancelled, McpHub, McpLimits, McpSpec};
+use agui_studio::server::mcp::{Cancelled, McpHub, McpLimits, McpSpec, MAX_LIST_PAGES};
+use common::mcp::{everything_spec, python};
+use common::model::{delta, model_server};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-
-/// The `--mcp` spec that starts the reference server with node.
-fn everything_spec() -> String {
-    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("end2end/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        entry.is_file(),
-        "{} is missing: run `npm ci` in end2end/ (scripts/studio.sh setup)",
-        entry.display()
-    );
-    let node = std::env::var("AGUI_TEST_NODE").unwrap_or_else(|_| "node".into());
-    format!("everything=stdio:{node} {} stdio", entry.display())
-}
 
 async fn hub(limits: McpLimits) -> McpHub {
     let spec: McpSpec = everything_spec().parse().unwrap();
@@ -171,19 +157,6 @@ async fn slow_calls_time_out_and_cancelled_runs_stop_waiting() {
 // ---------------------------------------------------------------------------------------------
 // Streamable HTTP
 
-fn python() -> PathBuf {
-    let path = std::env::var_os("AGUI_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
-    assert!(
-        path.exists(),
-        "no Python for the MCP server at {}: run `scripts/studio.sh setup` (it creates .venv/ \
-         from tests/foreign/requirements.txt), or set AGUI_TEST_PYTHON",
-        path.display()
-    );
-    path
-}
-
 #[tokio::test]
 async fn streamable_http_against_the_python_sdk() {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/foreign/mcp_server.py");
@@ -207,7 +180,9 @@ async fn streamable_http_against_the_python_sdk() {
     .await;
     assert_eq!(hub.server_ids().collect::<Vec<_>>(), ["py"]);
     let names: Vec<&str> = hub.tools().iter().map(|t| t.offered.as_str()).collect();
-    assert_eq!(names, ["mcp__py__shout", "mcp__py__fail", "mcp__py__slow"]);
+    for want in ["mcp__py__shout", "mcp__py__fail", "mcp__py__slow"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
     let o = call(&hub, "mcp__py__shout", json!({"text": "quiet please"})).await;
     assert_eq!(o.text, "QUIET PLEASE");
     let o = call(&hub, "mcp__py__fail", json!({})).await;
@@ -234,67 +209,6 @@ async fn streamable_http_against_the_python_sdk() {
 
 // ---------------------------------------------------------------------------------------------
 // The LLM agent with an MCP tool
-
-/// A scripted OpenAI-compatible model server: answer `i` of `script` (SSE `data` chunks) to
-/// request `i`, recording each request's JSON body.
-async fn model_server(script: Vec<Vec<Value>>) -> (SocketAddr, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let recorded = seen.clone();
-    tokio::spawn(async move {
-        for chunks in script {
-            let Ok((mut socket, _)) = listener.accept().await else {
-                return;
-            };
-            let mut buf = Vec::new();
-            let mut tmp = [0u8; 16 * 1024];
-            // Bounded: one request, at most 4 MB, read within 10 s.
-            let body = tokio::time::timeout(Duration::from_secs(10), async {
-                loop {
-                    let n = socket.read(&mut tmp).await.ok()?;
-                    if n == 0 || buf.len() > 4 << 20 {
-                        return None;
-                    }
-                    buf.extend_from_slice(&tmp[..n]);
-                    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
-                    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                    let len: usize = head
-                        .lines()
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .and_then(|v| v.trim().parse().ok())
-                        .unwrap_or(0);
-                    if buf.len() >= end + 4 + len {
-                        return serde_json::from_slice::<Value>(&buf[end + 4..end + 4 + len]).ok();
-                    }
-                }
-            })
-            .await;
-            recorded
-                .lock()
-                .unwrap()
-                .push(body.ok().flatten().unwrap_or(Value::Null));
-            let mut sse = String::new();
-            for c in chunks {
-                sse.push_str(&format!("data: {c}\n\n"));
-            }
-            sse.push_str("data: [DONE]\n\n");
-            let head = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                sse.len()
-            );
-            let _ = socket.write_all(head.as_bytes()).await;
-            let _ = socket.write_all(sse.as_bytes()).await;
-            let _ = socket.flush().await;
-        }
-    });
-    (addr, seen)
-}
-
-fn delta(d: Value, finish: Option<&str>) -> Value {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted",
-           "choices": [{"index": 0, "delta": d, "finish_reason": finish}]})
-}
 
 #[tokio::test]
 async fn the_llm_agent_calls_an_mcp_tool_and_reads_its_answer() {
@@ -411,4 +325,47 @@ async fn stopping_a_run_stops_waiting_for_its_mcp_call() {
     assert!(!rest.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"));
     // The model was not called again.
     assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hostile server
+
+#[tokio::test]
+async fn a_tool_list_that_never_ends_is_read_to_a_page_cap() {
+    // (The tools are named `apps_…` because the client announces MCP Apps at the handshake.)
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/foreign/mcp_paginate.py");
+    let spec: McpSpec = format!("endless=stdio:{} {}", python().display(), script.display())
+        .parse()
+        .unwrap();
+    let started = Instant::now();
+    let hub = McpHub::connect(
+        &[spec],
+        McpLimits {
+            connect_timeout: Duration::from_secs(20),
+            ..McpLimits::default()
+        },
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert_eq!(hub.server_ids().collect::<Vec<_>>(), ["endless"]);
+    let names: Vec<&str> = hub.tools().iter().map(|t| t.offered.as_str()).collect();
+    assert_eq!(names.len(), MAX_LIST_PAGES, "{names:?}");
+    assert_eq!(
+        names.last(),
+        Some(&format!("mcp__endless__apps_t{}", MAX_LIST_PAGES - 1).as_str())
+    );
+
+    // And no more than --mcp-max-tools are read when pages are full.
+    let spec: McpSpec = format!("endless=stdio:{} {}", python().display(), script.display())
+        .parse()
+        .unwrap();
+    let hub = McpHub::connect(
+        &[spec],
+        McpLimits {
+            max_tools: 3,
+            ..McpLimits::default()
+        },
+    )
+    .await;
+    assert_eq!(hub.tools().len(), 3);
 }

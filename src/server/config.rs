@@ -113,7 +113,8 @@ pub struct ServeArgs {
     /// `ID=http(s)://HOST/PATH` (streamable HTTP), e.g.
     /// `everything=stdio:npx -y @modelcontextprotocol/server-everything`. Its tools are offered
     /// to the model as `mcp__ID__TOOL` and run by this server. Connected at startup; one that
-    /// fails is logged and left out.
+    /// fails is logged and left out. A tool linking a `ui://` view (MCP Apps) also produces an
+    /// `mcp-apps` activity; the view's HTML and its tool calls come through this server.
     #[arg(
         long = "mcp",
         env = "AGUI_MCP",
@@ -153,6 +154,21 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub mcp_max_tools: usize,
+
+    /// Largest MCP App resource (a tool's `ui://` HTML, read with `resources/read` when the
+    /// studio shows the app) passed on, in bytes; a larger one is refused.
+    #[arg(long, env = "AGUI_MCP_MAX_RESOURCE_BYTES", default_value_t = 2 << 20, value_name = "BYTES")]
+    pub mcp_max_resource_bytes: usize,
+
+    /// Most MCP tool calls the model may make in one round; the others are answered with an
+    /// error without reaching the server.
+    #[arg(
+        long,
+        env = "AGUI_MCP_MAX_CALLS_PER_ROUND",
+        default_value_t = 16,
+        value_name = "N"
+    )]
+    pub mcp_max_calls_per_round: usize,
 
     /// SQLite database file for threads, runs and their events (created if missing; WAL mode).
     /// `:memory:` keeps nothing across restarts.
@@ -305,7 +321,8 @@ pub struct ServeArgs {
     pub log: String,
 
     /// Most bytes one proxied agent's or model server's response may send into a run (an LLM
-    /// run's tool rounds together); past it the run ends with RUN_ERROR (code RunErrorCode::UpstreamLimit).
+    /// run's tool rounds and MCP results together); past it the run ends with RUN_ERROR (code
+    /// RunErrorCode::UpstreamLimit).
     #[arg(long, env = "AGUI_MAX_UPSTREAM_BYTES", default_value_t = crate::server::runs::context::DEFAULT_MAX_UPSTREAM_BYTES, value_name = "BYTES")]
     pub max_upstream_bytes: u64,
 

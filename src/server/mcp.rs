@@ -12,8 +12,16 @@
 //! Everything a server sends is bounded: tools per server, name and description lengths,
 //! schema size, the result's size (cut with a note), the time of each call (its request is
 //! dropped, which sends `notifications/cancelled`, on timeout or when the run is cancelled).
-//! Failures become a tool result the model reads, never a failed run.
+//! Failures become a tool result the model reads, never a failed run. One round of the model
+//! may call at most `--mcp-max-calls-per-round` MCP tools (the others are answered with an error
+//! without reaching the server), and what the servers answer counts against the run's
+//! `--max-upstream-bytes` like the model's own stream. Tool lists are read in at most
+//! [`MAX_LIST_PAGES`] pages.
+//!
+//! Tools with a UI (MCP Apps) are in [`apps`].
 
+pub mod apps;
+mod connect;
 mod result;
 pub mod spec;
 
@@ -21,14 +29,13 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use futures::future::join_all;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+pub use apps::{AppError, AppLink};
 pub use result::Outcome;
 pub use spec::{McpSpec, Transport};
 
@@ -40,6 +47,8 @@ pub const MAX_NAME_LEN: usize = 64;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Largest input schema passed on, in bytes of JSON (a tool with a larger one is left out).
 pub const MAX_SCHEMA_BYTES: usize = 32 * 1024;
+/// Most pages of `tools/list` read from one server (a server may paginate forever).
+pub const MAX_LIST_PAGES: usize = 16;
 
 /// The configured bounds (from the `--mcp-*` flags).
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +57,10 @@ pub struct McpLimits {
     pub call_timeout: Duration,
     pub max_result_bytes: usize,
     pub max_tools: usize,
+    /// Largest MCP App resource (`resources/read` of a `ui://` HTML) passed to a view.
+    pub max_resource_bytes: usize,
+    /// Most MCP tool calls in one model round.
+    pub max_calls_per_round: usize,
 }
 
 impl Default for McpLimits {
@@ -57,6 +70,8 @@ impl Default for McpLimits {
             call_timeout: Duration::from_secs(30),
             max_result_bytes: 64 * 1024,
             max_tools: 64,
+            max_resource_bytes: 2 << 20,
+            max_calls_per_round: 16,
         }
     }
 }
@@ -71,11 +86,16 @@ pub struct McpTool {
     name: String,
     /// The chat `tools` entry.
     pub definition: Value,
+    /// The `ui://` resource of its MCP App, if it has one.
+    app: Option<String>,
 }
 
 struct Server {
     id: String,
-    service: RunningService<RoleClient, ()>,
+    /// Names it in `mcp-apps` activities (with the id).
+    hash: String,
+    service: RunningService<RoleClient, ClientConfig>,
+    apps: apps::AppIndex,
 }
 
 /// The run was cancelled while a tool call was in flight.
@@ -83,12 +103,26 @@ struct Server {
 pub struct Cancelled;
 
 /// The connected servers and their tools, shared by every LLM agent.
-#[derive(Default)]
 pub struct McpHub {
     servers: Vec<Server>,
+    /// The tools offered to the model (app-only tools are not).
     tools: Vec<McpTool>,
     by_name: HashMap<String, usize>,
     limits: McpLimits,
+    /// Bounds the app requests served at once.
+    app_slots: Semaphore,
+}
+
+impl Default for McpHub {
+    fn default() -> Self {
+        McpHub {
+            servers: Vec::new(),
+            tools: Vec::new(),
+            by_name: HashMap::new(),
+            limits: McpLimits::default(),
+            app_slots: Semaphore::new(apps::MAX_APP_REQUESTS_IN_FLIGHT),
+        }
+    }
 }
 
 impl McpHub {
@@ -96,7 +130,7 @@ impl McpHub {
     /// Servers that fail are logged and left out.
     pub async fn connect(specs: &[McpSpec], limits: McpLimits) -> McpHub {
         let attempts = specs.iter().map(|spec| async move {
-            let r = tokio::time::timeout(limits.connect_timeout, connect_one(spec)).await;
+            let r = tokio::time::timeout(limits.connect_timeout, connect::connect_one(spec, limits)).await;
             match r {
                 Ok(Ok(ok)) => Some(ok),
                 Ok(Err(e)) => {
@@ -119,44 +153,60 @@ impl McpHub {
                 continue;
             };
             let index = hub.servers.len();
-            let offered = hub.add_tools(index, &spec.id, tools);
-            tracing::info!(server = %spec.id, at = %spec.describe(), tools = offered, "MCP server connected");
+            let (offered, apps) = hub.add_tools(index, &spec.id, tools);
+            tracing::info!(server = %spec.id, at = %spec.describe(), tools = offered,
+                apps = apps.resources.len(), "MCP server connected");
             hub.servers.push(Server {
                 id: spec.id.clone(),
+                hash: apps::server_hash(&spec.id, &spec.describe()),
                 service,
+                apps,
             });
         }
         hub
     }
 
-    /// Add server `index`'s tools within the bounds; returns how many are offered.
-    fn add_tools(&mut self, index: usize, id: &str, tools: Vec<Value>) -> usize {
+    /// Add server `index`'s tools within the bounds; returns how many are offered to the model
+    /// and what apps may use.
+    fn add_tools(&mut self, index: usize, id: &str, tools: Vec<Value>) -> (usize, apps::AppIndex) {
         let mut offered = 0;
+        let mut index_of_apps = apps::AppIndex::default();
         let total = tools.len();
         for tool in tools {
-            if offered == self.limits.max_tools {
-                tracing::warn!(server = %id, "MCP server lists {total} tools; only the first {} are offered (--mcp-max-tools)", self.limits.max_tools);
+            if index_of_apps.tools.len() == self.limits.max_tools {
+                tracing::warn!(server = %id, "MCP server lists {total} tools; only the first {} are used (--mcp-max-tools)", self.limits.max_tools);
                 break;
             }
+            let (app, visibility) = apps::ui_meta(&tool);
             match tool_definition(id, &tool) {
+                Ok((_, name, _)) if !visibility.model => {
+                    if visibility.app {
+                        index_of_apps.tools.insert(name, visibility);
+                    }
+                }
                 Ok((offered_name, name, definition)) => {
                     if self.by_name.contains_key(&offered_name) {
                         tracing::warn!(server = %id, tool = %offered_name, "MCP tool listed twice; the first is kept");
                         continue;
                     }
+                    if let Some(uri) = &app {
+                        index_of_apps.resources.insert(uri.clone());
+                    }
+                    index_of_apps.tools.insert(name.clone(), visibility);
                     self.by_name.insert(offered_name.clone(), self.tools.len());
                     self.tools.push(McpTool {
                         offered: offered_name,
                         server: index,
                         name,
                         definition,
+                        app,
                     });
                     offered += 1;
                 }
                 Err(why) => tracing::warn!(server = %id, "MCP tool left out: {why}"),
             }
         }
-        offered
+        (offered, index_of_apps)
     }
 
     /// The tools offered, in the servers' order.
@@ -172,6 +222,17 @@ impl McpHub {
     /// `offered` names a tool of a connected server.
     pub fn has(&self, offered: &str) -> bool {
         self.by_name.contains_key(offered)
+    }
+
+    /// The configured bounds.
+    pub fn limits(&self) -> &McpLimits {
+        &self.limits
+    }
+
+    /// The id of the server of tool `offered`.
+    pub fn server_of(&self, offered: &str) -> Option<&str> {
+        let tool = &self.tools[*self.by_name.get(offered)?];
+        Some(self.servers[tool.server].id.as_str())
     }
 
     /// Call tool `offered` with the model's argument text. Every failure (bad arguments,
@@ -215,48 +276,18 @@ impl McpHub {
                 result::cut(&chain(&e), 500)
             )),
             Ok(Ok(r)) => match serde_json::to_value(&r) {
-                Ok(v) => result::outcome(&v, self.limits.max_result_bytes),
+                Ok(v) => {
+                    let mut o = result::outcome(&v, self.limits.max_result_bytes);
+                    o.bytes = v.to_string().len();
+                    if o.bytes <= self.limits.max_result_bytes {
+                        o.raw = Some(v);
+                    }
+                    o
+                }
                 Err(e) => Outcome::error(format!("the MCP result could not be read: {e}")),
             },
         })
     }
-}
-
-/// Start or reach one server, do the MCP handshake and list its tools (as JSON).
-async fn connect_one(
-    spec: &McpSpec,
-) -> Result<(RunningService<RoleClient, ()>, Vec<Value>), String> {
-    let service = match &spec.transport {
-        Transport::Stdio { program, args } => {
-            let mut cmd = tokio::process::Command::new(program);
-            cmd.args(args).kill_on_drop(true);
-            let transport = TokioChildProcess::new(cmd)
-                .map_err(|e| format!("cannot start '{program}': {e}"))?;
-            ().serve(transport).await.map_err(|e| chain(&e))?
-        }
-        Transport::Http(url) => {
-            // Redirects are not followed: a server must not send our requests elsewhere.
-            let http = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .connect_timeout(Duration::from_secs(10))
-                .user_agent(concat!("agui-studio/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| chain(&e))?;
-            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-            let transport = StreamableHttpClientTransport::with_client(http, config);
-            ().serve(transport).await.map_err(|e| chain(&e))?
-        }
-    };
-    let tools = service
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|e| format!("tools/list failed: {}", chain(&e)))?;
-    let tools = tools
-        .iter()
-        .filter_map(|t| serde_json::to_value(t).ok())
-        .collect();
-    Ok((service, tools))
 }
 
 /// The chat `tools` entry of an MCP tool (JSON of `Tool`): `(offered name, own name, entry)`,

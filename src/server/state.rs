@@ -68,6 +68,8 @@ fn mcp_limits(args: &ServeArgs) -> mcp::McpLimits {
         call_timeout: Duration::from_secs(args.mcp_call_timeout.max(1)),
         max_result_bytes: args.mcp_max_result_bytes.max(1),
         max_tools: args.mcp_max_tools,
+        max_resource_bytes: args.mcp_max_resource_bytes.max(1),
+        max_calls_per_round: args.mcp_max_calls_per_round.max(1),
     }
 }
 

@@ -47,6 +47,22 @@ impl UpstreamMeter {
         Ok(())
     }
 
+    /// Count `n` more bytes that came from another peer of the same run (an MCP server's
+    /// answer to a tool call): one budget for all a run takes in, the error naming `who`.
+    pub fn bytes_from(&mut self, n: usize, who: &str) -> Result<(), AgentError> {
+        self.bytes = self.bytes.saturating_add(n as u64);
+        if self.bytes > self.limits.max_bytes {
+            return Err(AgentError::failed(
+                RunErrorCode::UpstreamLimit,
+                format!(
+                    "{who} answered with {n} bytes; the run's upstreams sent more than {} bytes in all (--max-upstream-bytes)",
+                    self.limits.max_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Count `n` more events (or chunks); past the limit, the error to end the run with.
     pub fn events(&mut self, n: usize) -> Result<(), AgentError> {
         self.events = self.events.saturating_add(n as u64);

@@ -20,6 +20,10 @@ pub struct Outcome {
     pub text: String,
     /// What `TOOL_CALL_RESULT.content` carries.
     pub content: Content,
+    /// The server's `CallToolResult` as JSON, when it fits the result cap (for an MCP App).
+    pub raw: Option<Value>,
+    /// The size of the server's answer (JSON bytes; 0 when it did not answer).
+    pub bytes: usize,
 }
 
 impl Outcome {
@@ -29,6 +33,8 @@ impl Outcome {
         Outcome {
             content: Content::Text(text.clone()),
             text,
+            raw: None,
+            bytes: 0,
         }
     }
 }
@@ -152,7 +158,12 @@ pub fn outcome(result: &Value, max_bytes: usize) -> Outcome {
         parts.extend(images);
         Content::Parts(parts)
     };
-    Outcome { text, content }
+    Outcome {
+        text,
+        content,
+        raw: None,
+        bytes: 0,
+    }
 }
 
 /// The size of the bytes base64 text `b64` carries (four characters carry three bytes).

@@ -60,10 +60,30 @@ fn tools_per_server_are_capped_and_deduplicated() {
         .map(|i| json!({"name": format!("t{}", i % 2 + i / 4)}))
         .collect();
     // t0, t1, t0 (dup), t1 (dup), t1, t2, … : three distinct ones are offered.
-    assert_eq!(hub.add_tools(0, "s", tools), 3);
+    assert_eq!(hub.add_tools(0, "s", tools).0, 3);
     let names: Vec<_> = hub.tools().iter().map(|t| t.offered.as_str()).collect();
     assert_eq!(names, ["mcp__s__t0", "mcp__s__t1", "mcp__s__t2"]);
     assert!(hub.has("mcp__s__t2") && !hub.has("mcp__s__t3"));
+}
+
+#[test]
+fn visibility_decides_who_may_call_a_tool() {
+    let mut hub = McpHub::default();
+    let tools = vec![
+        json!({"name": "view", "_meta": {"ui": {"resourceUri": "ui://s/v"}}}),
+        json!({"name": "app_only", "_meta": {"ui": {"visibility": ["app"]}}}),
+        json!({"name": "model_only", "_meta": {"ui": {"visibility": ["model"], "resourceUri": "ui://s/m"}}}),
+        json!({"name": "nobody", "_meta": {"ui": {"visibility": ["robots"]}}}),
+    ];
+    let (offered, apps) = hub.add_tools(0, "s", tools);
+    assert_eq!(offered, 2);
+    let names: Vec<_> = hub.tools().iter().map(|t| t.offered.as_str()).collect();
+    assert_eq!(names, ["mcp__s__view", "mcp__s__model_only"]);
+    assert!(apps.tools["view"].app && apps.tools["app_only"].app);
+    assert!(!apps.tools["model_only"].app && !apps.tools.contains_key("nobody"));
+    let mut uris: Vec<_> = apps.resources.iter().cloned().collect();
+    uris.sort();
+    assert_eq!(uris, ["ui://s/m", "ui://s/v"]);
 }
 
 #[test]

@@ -21,8 +21,9 @@ use serde_json::{json, Value};
 use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings};
 use crate::protocol::event::EventKind;
+use crate::protocol::genui::{MCP_APPS, PROXIED_MCP_REQUEST};
 use crate::protocol::types::{Content, Message, RunAgentInput, RunOutcome, TokenUsage};
-use crate::server::mcp::McpHub;
+use crate::server::mcp::{AppError, McpHub, Outcome};
 
 pub use spec::{BackendTools, LlmSpec};
 
@@ -142,18 +143,23 @@ impl LlmAgent {
                 })).collect::<Vec<_>>(),
             }));
             let mut pending = Vec::new();
+            let mut mcp_calls = 0usize;
             for call in &calls {
                 if frontend.contains(&call.name) {
                     pending.push(call.id.clone());
                     continue;
                 }
                 // MCP tools, backend tools, and names the model made up (told so in the result).
+                let mut app = None;
                 let (content, event_content) = if self.mcp.has(&call.name) {
-                    let outcome = self
+                    mcp_calls += 1;
+                    let outcome = self.call_mcp(call, mcp_calls, &mut meter, &cancel).await?;
+                    app = self
                         .mcp
-                        .call(&call.name, &call.arguments, &cancel)
-                        .await
-                        .map_err(|_| AgentError::Cancelled)?;
+                        .app_of(&call.name)
+                        // Only when the server answered (the view shows its result).
+                        .filter(|_| outcome.bytes > 0)
+                        .map(|link| link.content(&outcome, &call.arguments));
                     (outcome.text, outcome.content)
                 } else {
                     let result = if self.spec.tools == BackendTools::Demo {
@@ -172,6 +178,17 @@ impl LlmAgent {
                     role: None,
                 })
                 .await?;
+                if let Some(content) = app {
+                    // The tool's MCP App: the studio fetches its HTML with a proxied request.
+                    let id = ctx.new_id("mcp-apps");
+                    ctx.emit(EventKind::ActivitySnapshot {
+                        message_id: id,
+                        activity_type: MCP_APPS.into(),
+                        content: content.as_object().cloned().unwrap_or_default(),
+                        replace: Some(true),
+                    })
+                    .await?;
+                }
                 messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
             }
             if !pending.is_empty() {
@@ -191,6 +208,57 @@ impl LlmAgent {
                 "the model was still calling tools after {MAX_ROUNDS} rounds; stopped to avoid a loop"
             ),
         ))
+    }
+}
+
+impl LlmAgent {
+    /// Call MCP tool `call` (the `nth` MCP call of its round) within the per-round cap, its
+    /// answer charged to the run's upstream budget.
+    async fn call_mcp(
+        &self,
+        call: &stream::Call,
+        nth: usize,
+        meter: &mut UpstreamMeter,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<Outcome, AgentError> {
+        let cap = self.mcp.limits().max_calls_per_round;
+        if nth > cap {
+            return Ok(Outcome::error(format!(
+                "not run: at most {cap} MCP tool calls in one round (--mcp-max-calls-per-round)"
+            )));
+        }
+        let outcome = self
+            .mcp
+            .call(&call.name, &call.arguments, cancel)
+            .await
+            .map_err(|_| AgentError::Cancelled)?;
+        let who = format!(
+            "the MCP server '{}'",
+            self.mcp.server_of(&call.name).unwrap_or("?")
+        );
+        meter.bytes_from(outcome.bytes, &who)?;
+        Ok(outcome)
+    }
+
+    /// Answer an MCP App's `forwardedProps.__proxiedMCPRequest`: `RUN_FINISHED.result` is the
+    /// MCP result; a refusal or failure is `RUN_ERROR`.
+    async fn answer_app(
+        &self,
+        ctx: &mut RunContext,
+        request: &Value,
+    ) -> Result<RunEnd, AgentError> {
+        let cancel = ctx.cancel.clone();
+        match self.mcp.app_request(request, &cancel).await {
+            Ok(result) => Ok(RunEnd {
+                result: Some(result),
+                ..RunEnd::default()
+            }),
+            Err(AppError::Cancelled) => Err(AgentError::Cancelled),
+            Err(AppError::Refused(m)) => Err(AgentError::failed(RunErrorCode::InvalidInput, m)),
+            Err(AppError::Failed(m)) => {
+                Err(AgentError::failed(RunErrorCode::UpstreamUnavailable, m))
+            }
+        }
     }
 }
 
@@ -270,6 +338,9 @@ impl Agent for LlmAgent {
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
         async move {
             tracing::debug!(run = %ctx.run_id(), agent = %self.spec.id, "llm run");
+            if let Some(request) = ctx.input.forwarded_props.get(PROXIED_MCP_REQUEST).cloned() {
+                return self.answer_app(ctx, &request).await;
+            }
             self.run_loop(ctx).await
         }
         .boxed()

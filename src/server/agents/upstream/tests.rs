@@ -43,3 +43,23 @@ fn counts_saturate_instead_of_wrapping() {
     m.events(usize::MAX).unwrap();
     m.events(usize::MAX).unwrap();
 }
+
+#[test]
+fn bytes_from_another_peer_share_the_budget() {
+    let limits = UpstreamLimits {
+        max_bytes: 10,
+        max_events: 2,
+    };
+    let mut m = UpstreamMeter::new(limits, "the model server at x");
+    m.bytes(6).unwrap();
+    m.bytes_from(4, "the MCP server 's'").unwrap();
+    let e = m.bytes_from(1, "the MCP server 's'").unwrap_err();
+    let text = format!("{e:?}");
+    assert!(
+        text.contains("the MCP server 's' answered with 1 bytes"),
+        "{text}"
+    );
+    assert_eq!(code(e), RunErrorCode::UpstreamLimit.as_str());
+    // The model's next bytes are over the shared budget too.
+    assert!(m.bytes(1).is_err());
+}
