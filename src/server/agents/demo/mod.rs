@@ -155,17 +155,23 @@ pub fn pick_scenario(ctx: &RunContext) -> &'static str {
         .unwrap_or("chat")
 }
 
+/// What the demo does itself; the server adds how its runs travel and persist
+/// (`agents::capabilities`). Each claim has a scenario that shows it (`tests/capabilities.rs`).
 fn capabilities() -> Value {
+    let items: Vec<Value> = calc::TOOL_NAMES
+        .iter()
+        .filter_map(|n| calc::tool_definition(n))
+        .filter_map(|d| super::capabilities::tool_item(&d))
+        .collect();
     json!({
         "identity": {"name": "demo", "type": "demo", "description": "Offline demo of every AG-UI capability", "version": env!("CARGO_PKG_VERSION"), "provider": "agui-studio"},
-        "transport": {"streaming": true, "websocket": false, "httpBinary": true, "pushNotifications": false, "resumable": false},
-        "tools": {"supported": true, "parallelCalls": false, "clientProvided": true},
-        "output": {"structuredOutput": true, "supportedMimeTypes": ["text/markdown", "application/json"]},
-        "state": {"snapshots": true, "deltas": true, "memory": false, "persistentState": false},
+        "tools": {"supported": true, "items": items, "parallelCalls": false, "clientProvided": true},
+        "output": {"structuredOutput": false, "supportedMimeTypes": ["text/markdown"]},
+        "state": {"snapshots": true, "deltas": true, "memory": false},
         "multiAgent": {"supported": true, "delegation": true, "handoffs": false, "subagents": [{"name": "researcher"}, {"name": "writer"}]},
         "reasoning": {"supported": true, "streaming": true, "encrypted": true},
         "multimodal": {"input": {"image": true, "audio": true, "video": true, "pdf": true, "file": true}, "output": {"image": false, "audio": false}},
-        "execution": {"codeExecution": false, "sandboxed": true},
+        "execution": {"codeExecution": false},
         "humanInTheLoop": {"supported": true, "approvals": true, "interventions": false, "feedback": false, "interrupts": true, "approveWithEdits": true}
     })
 }
