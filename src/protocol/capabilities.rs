@@ -68,7 +68,11 @@ const MULTI_AGENT: &[(&str, Kind)] = &[
     ("handoffs", Bool),
     ("subagents", Subagents),
 ];
-const REASONING: &[(&str, Kind)] = &[("supported", Bool), ("streaming", Bool), ("encrypted", Bool)];
+const REASONING: &[(&str, Kind)] = &[
+    ("supported", Bool),
+    ("streaming", Bool),
+    ("encrypted", Bool),
+];
 const MEDIA_IN: &[(&str, Kind)] = &[
     ("image", Bool),
     ("audio", Bool),
@@ -173,7 +177,10 @@ fn tool(v: &Value) -> Option<Value> {
         out.insert("parameters".into(), open_small(p)?);
     }
     if let Some(m) = o.get("metadata") {
-        out.insert("metadata".into(), m.as_object().and_then(|_| open_small(m))?);
+        out.insert(
+            "metadata".into(),
+            m.as_object().and_then(|_| open_small(m))?,
+        );
     }
     Some(Value::Object(out))
 }

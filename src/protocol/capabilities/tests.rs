@@ -16,7 +16,12 @@ fn the_sdk_fixture_cases_round_trip() {
     let cases = doc["cases"].as_array().unwrap();
     assert!(cases.len() >= 4);
     for case in cases {
-        assert_eq!(sanitize(&case["input"]), case["expected"], "{}", case["name"]);
+        assert_eq!(
+            sanitize(&case["input"]),
+            case["expected"],
+            "{}",
+            case["name"]
+        );
     }
 }
 

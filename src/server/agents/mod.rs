@@ -41,9 +41,7 @@ impl AgentRegistry {
 
     /// Every agent as `GET /api/agents` and the page list it.
     pub fn summaries(&self) -> Vec<crate::wire::AgentSummary> {
-        self.all()
-            .map(|a| summary(a.info(), self.facts))
-            .collect()
+        self.all().map(|a| summary(a.info(), self.facts)).collect()
     }
 }
 

@@ -21,7 +21,12 @@ impl LlmAgent {
                     .filter_map(|d| tool_item(&d)),
             );
         }
-        items.extend(self.mcp.tools().iter().filter_map(|t| tool_item(&t.definition)));
+        items.extend(
+            self.mcp
+                .tools()
+                .iter()
+                .filter_map(|t| tool_item(&t.definition)),
+        );
         json!({
             "identity": {"name": s.id, "type": "llm", "description": format!("OpenAI-compatible chat model at {host}"), "version": env!("CARGO_PKG_VERSION"), "provider": PROVIDER},
             "tools": {"supported": true, "items": items, "parallelCalls": true, "clientProvided": true},

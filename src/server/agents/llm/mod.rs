@@ -3,10 +3,10 @@
 //! answer as AG-UI events, runs backend tools server-side and calls the model again with their
 //! results, and ends with the frontend tool calls the app must answer. See `docs/llm.md`.
 
+mod caps;
 mod request;
 pub mod spec;
 mod stream;
-mod caps;
 mod tools;
 mod upstream;
 

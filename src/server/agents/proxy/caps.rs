@@ -89,7 +89,9 @@ impl Foreign {
             };
             match &found {
                 Some(_) => tracing::info!(agent = %agent, "read the foreign agent's capabilities"),
-                None => tracing::debug!(agent = %agent, "the foreign agent publishes no capabilities"),
+                None => {
+                    tracing::debug!(agent = %agent, "the foreign agent publishes no capabilities")
+                }
             }
             let mut k = this.lock();
             k.reading = false;
@@ -206,7 +208,10 @@ mod tests {
         );
         assert_eq!(published(&json!({"agents": "x"}), "demo"), None);
         assert_eq!(
-            published(&json!({"agents": [{"id": "demo", "capabilities": [1]}]}), "demo"),
+            published(
+                &json!({"agents": [{"id": "demo", "capabilities": [1]}]}),
+                "demo"
+            ),
             None
         );
     }

@@ -8,7 +8,7 @@
 //! configured headers elsewhere), and its response is bounded in total bytes and events
 //! (`--max-upstream-bytes`/`-events`, code `RunErrorCode::UpstreamLimit`), not only per line.
 
-mod caps;
+pub mod caps;
 mod feed;
 mod quirks;
 pub mod spec;
