@@ -12,6 +12,7 @@ pub mod error;
 pub mod event;
 pub mod genui;
 pub mod inspect;
+pub mod interrupts;
 pub mod limits;
 pub mod pipeline;
 pub mod proto;

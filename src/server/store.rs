@@ -23,6 +23,7 @@ use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadVie
 
 mod edits;
 mod error;
+mod interrupts;
 mod lock;
 mod ops;
 mod recover;

@@ -38,7 +38,7 @@ pub const SCENARIOS: &[Scenario] = &[
     Scenario { name: "chat", description: "A streamed markdown answer with a code block, a list and a table." },
     Scenario { name: "backend_tool", description: "A real local tool (arithmetic and unit conversion) run server-side, with TOOL_CALL_RESULT." },
     Scenario { name: "hitl", description: "A frontend tool: the run ends with pendingToolCallIds; the next run carries your tool message." },
-    Scenario { name: "interrupt", description: "The run ends with an interrupt outcome (with a responseSchema); the next run's resume answers it. Send \"interrupt date\" for a form (a date picker built from the schema)." },
+    Scenario { name: "interrupt", description: "The run ends with an interrupt outcome (with a responseSchema); the next run's resume answers it. Send \"interrupt date\" for a form (a date picker built from the schema), \"interrupt twice\" for two interrupts one resume answers, \"expires N\" to make them expire in N seconds." },
     Scenario { name: "approval", description: "An in-stream approval: a request_approval tool call waits, stream open, for POST /api/ag-ui/tool-result." },
     Scenario { name: "agentic_ui", description: "A plan as state: STATE_SNAPSHOT, then a STATE_DELTA per step." },
     Scenario { name: "tool_ui", description: "A tool call whose arguments are structured content for the UI to render." },
