@@ -89,8 +89,7 @@ pub fn parse_rfc3339_ms(s: &str) -> Option<i64> {
     let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
     let (hour, minute, second) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
     if !(1..=12).contains(&month)
-        || day < 1
-        || day > days_in(year, month)
+        || !(1..=days_in(year, month)).contains(&day)
         || hour > 23
         || minute > 59
         || second > 60
