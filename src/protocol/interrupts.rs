@@ -44,21 +44,31 @@ pub fn check_resume(
     for e in resume {
         let id = e.interrupt_id.as_str();
         if !answered.insert(id) {
-            return Err(ResumeError::Duplicate(id.to_string()));
+            return Err(ResumeError::Duplicate(shown(id)));
         }
         if !open_ids.contains(id) {
-            return Err(ResumeError::Unknown(id.to_string()));
+            return Err(ResumeError::Unknown(shown(id)));
         }
     }
     if let Some(left) = open.iter().find(|i| !answered.contains(i.id.as_str())) {
-        return Err(ResumeError::Unanswered(left.id.clone()));
+        return Err(ResumeError::Unanswered(shown(&left.id)));
     }
     match open.iter().find(|i| is_expired(i, now_ms)) {
         Some(i) => Err(ResumeError::Expired {
-            id: i.id.clone(),
-            expires_at: i.expires_at.clone().unwrap_or_default(),
+            id: shown(&i.id),
+            expires_at: shown(i.expires_at.as_deref().unwrap_or_default()),
         }),
         None => Ok(()),
+    }
+}
+
+/// Longest id shown in an error: ids are the client's, and the message is an answer.
+const SHOWN: usize = 80;
+
+fn shown(id: &str) -> String {
+    match id.char_indices().nth(SHOWN) {
+        None => id.to_string(),
+        Some((at, _)) => format!("{}…", &id[..at]),
     }
 }
 

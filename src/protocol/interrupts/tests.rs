@@ -122,3 +122,10 @@ fn formatted_times_read_back() {
     }
     assert_eq!(format_rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
 }
+
+#[test]
+fn long_ids_are_cut_in_the_message() {
+    let long = "x".repeat(10_000);
+    let err = check_resume(&[], &[answer(&long)], NOW).unwrap_err();
+    assert!(err.to_string().len() < 200, "{err}");
+}
