@@ -7,65 +7,21 @@
 //! - `state`: the demo's snapshots and deltas, state carried from run to run of a thread, and
 //!   across a restart on the same database file (`custom["agui-studio:durableThreads"]`);
 //! - `tools`, `reasoning`, `multiAgent`, `multimodal`, `humanInTheLoop` against the demo
-//!   scenarios that exercise them;
-//! - the LLM agent's `tools.items` against the tools its model is offered (the reference MCP
-//!   server's included);
-//! - the proxy: a foreign agent's published capabilities read, one that publishes none (or an
-//!   endless listing) described without inventing anything.
+//!   scenarios that exercise them.
+//!
+//! The LLM agent's and the proxy's are in `tests/capabilities_foreign.rs`.
 #![cfg(feature = "ssr")]
 
 mod common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agui_studio::protocol::capabilities::sanitize;
 use agui_studio::protocol::proto::{decode_payload, frame::FrameDecoder};
+use common::caps::{body, caps_of, events, has, types, DURABLE};
 use common::{open_sse, request, start_server, HttpConn};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-
-const DURABLE: &str = "agui-studio:durableThreads";
-
-async fn caps_of(addr: SocketAddr, id: &str) -> Value {
-    let r = request(addr, "GET", "/api/agents", &[], None).await;
-    assert_eq!(r.status, 200);
-    let all = r.json();
-    let caps = all["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["id"] == id)
-        .unwrap_or_else(|| panic!("agent {id} is listed: {all}"))["capabilities"]
-        .clone();
-    // Only what the 1.1 schema defines, every value well typed.
-    assert_eq!(sanitize(&caps), caps, "{id}: the document is schema-shaped");
-    caps
-}
-
-fn body(thread: &str, run: &str, text: &str) -> Value {
-    json!({"threadId": thread, "runId": run,
-        "messages": [{"id": format!("u-{run}"), "role": "user", "content": text}],
-        "tools": [], "context": [], "forwardedProps": {}})
-}
-
-async fn events(addr: SocketAddr, agent: &str, body: &Value) -> Vec<Value> {
-    let path = format!("/api/agents/{agent}");
-    let mut sse = open_sse(addr, "POST", &path, Some(&body.to_string())).await;
-    assert_eq!(sse.status(), 200, "{body}");
-    sse.read_run().await
-}
-
-fn types(events: &[Value]) -> Vec<&str> {
-    events.iter().filter_map(|e| e["type"].as_str()).collect()
-}
-
-fn has(events: &[Value], t: &str) -> bool {
-    types(events).contains(&t)
-}
 
 #[test]
 fn transport_claims_hold() {
@@ -401,199 +357,5 @@ fn human_in_the_loop_claims_hold() {
             !result["content"].as_str().unwrap().contains("a.log"),
             "{result}"
         );
-    });
-}
-
-/// An OpenAI-compatible model server on loopback: records each request body and answers
-/// every one with a short streamed reply.
-async fn recording_model() -> (SocketAddr, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    tokio::spawn(async move {
-        for _ in 0..16 {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                return;
-            };
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 8192];
-            let body = loop {
-                let Ok(n) = sock.read(&mut chunk).await else {
-                    break None;
-                };
-                if n == 0 {
-                    break None;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                    continue;
-                };
-                let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
-                let len: usize = head
-                    .lines()
-                    .find_map(|l| l.strip_prefix("content-length:"))
-                    .and_then(|v| v.trim().parse().ok())
-                    .unwrap_or(0);
-                if buf.len() >= end + 4 + len {
-                    break serde_json::from_slice::<Value>(&buf[end + 4..end + 4 + len]).ok();
-                }
-            };
-            if let Some(b) = body {
-                log.lock().unwrap().push(b);
-            }
-            let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
-            let head = format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", sse.len());
-            let _ = sock.write_all(head.as_bytes()).await;
-            let _ = sock.write_all(sse.as_bytes()).await;
-        }
-    });
-    (addr, seen)
-}
-
-#[test]
-fn the_llm_agent_declares_exactly_the_tools_its_model_is_offered() {
-    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("end2end/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        entry.is_file(),
-        "{}: run scripts/studio.sh setup",
-        entry.display()
-    );
-    let node = std::env::var("AGUI_TEST_NODE").unwrap_or_else(|_| "node".into());
-    let everything = format!("everything=stdio:{node} {} stdio", entry.display());
-    common::run(async {
-        let (model, seen) = recording_model().await;
-        let llm = format!("gpt=http://{model}/v1,model=scripted");
-        let (addr, _) = start_server(&["--llm", &llm, "--mcp", &everything]).await;
-        let caps = caps_of(addr, "gpt").await;
-        let mut declared: Vec<String> = caps["tools"]["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect();
-        assert!(
-            declared.iter().any(|n| n == "mcp__everything__echo"),
-            "{declared:?}"
-        );
-        assert!(declared.iter().any(|n| n == "calculate"), "{declared:?}");
-        assert_eq!(caps["execution"]["maxIterations"], 8);
-        let run = events(addr, "gpt", &body("t-llm", "r-llm", "hello")).await;
-        assert_eq!(run.last().unwrap()["type"], "RUN_FINISHED");
-        let sent = seen.lock().unwrap()[0].clone();
-        let mut offered: Vec<String> = sent["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-            .collect();
-        declared.sort();
-        offered.sort();
-        assert_eq!(declared, offered);
-        // The run ended on the model's own answer: reasoning is declared, not required.
-        assert_eq!(caps["humanInTheLoop"]["interrupts"], false);
-    });
-}
-
-/// A loopback server answering every request with `answer` (headers and body as given), or
-/// with an endless body when `answer` is None. Serves a bounded number of connections.
-async fn raw_server(answer: Option<String>) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        for _ in 0..8 {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                return;
-            };
-            let answer = answer.clone();
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                let _ = sock.read(&mut buf).await;
-                match answer {
-                    Some(a) => {
-                        let _ = sock.write_all(a.as_bytes()).await;
-                    }
-                    None => {
-                        let _ = sock
-                            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"agents\": [")
-                            .await;
-                        let item = b"{\"id\": \"x\", \"capabilities\": {}},";
-                        // At most ~20 s of writing (it is read for 5 s at most).
-                        for _ in 0..20_000 {
-                            if sock.write_all(item).await.is_err() {
-                                return;
-                            }
-                            tokio::time::sleep(Duration::from_millis(1)).await;
-                        }
-                    }
-                }
-            });
-        }
-    });
-    addr
-}
-
-#[test]
-fn the_proxy_reads_published_capabilities_and_invents_none() {
-    common::run(async {
-        let (foreign, _) = start_server(&["--demo-delay-ms", "0"]).await;
-        let published = caps_of(foreign, "demo").await;
-        let silent = raw_server(Some(
-            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into(),
-        ))
-        .await;
-        let endless = raw_server(None).await;
-        let up = format!("up=http://{foreign}/api/agents/demo");
-        let quiet = format!("quiet=http://{silent}/agents/q");
-        let flood = format!("flood=http://{endless}/agents/x");
-        let (addr, _) = start_server(&["--proxy", &up, "--proxy", &quiet, "--proxy", &flood]).await;
-
-        // Read in the background: the listing answers at once meanwhile.
-        let mut caps = caps_of(addr, "up").await;
-        for _ in 0..200 {
-            if caps.get("reasoning").is_some() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-            caps = caps_of(addr, "up").await;
-        }
-        for group in [
-            "tools",
-            "reasoning",
-            "multimodal",
-            "multiAgent",
-            "humanInTheLoop",
-            "execution",
-        ] {
-            assert_eq!(caps[group], published[group], "{group}");
-        }
-        assert_eq!(caps["identity"]["type"], "proxy");
-        assert_eq!(caps["identity"]["metadata"]["foreign"]["type"], "demo");
-        // How it reaches us is ours: resumable here, whatever the foreign agent said.
-        assert_eq!(caps["transport"]["resumable"], true);
-        // And a claim read from the foreign agent holds through the proxy.
-        let run = events(addr, "up", &body("t-up", "r-up", "reasoning")).await;
-        assert!(has(&run, "REASONING_MESSAGE_CONTENT"));
-
-        // An agent that publishes nothing, and one whose listing never ends: what the proxy
-        // cannot know is left out, and the server stays responsive.
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let started = tokio::time::Instant::now();
-        for id in ["quiet", "flood"] {
-            let caps = caps_of(addr, id).await;
-            let mut groups: Vec<&String> = caps.as_object().unwrap().keys().collect();
-            groups.sort();
-            assert_eq!(
-                groups,
-                ["custom", "identity", "state", "transport"],
-                "{id}: {caps}"
-            );
-            assert_eq!(caps["state"], json!({"persistentState": true}));
-        }
-        assert!(started.elapsed() < Duration::from_secs(2));
-        // The endless listing is dropped at its bounds (time or size); nothing was taken from it.
-        tokio::time::sleep(agui_studio::server::agents::proxy::caps::FETCH_TIMEOUT).await;
-        assert!(caps_of(addr, "flood").await.get("tools").is_none());
     });
 }

@@ -8,6 +8,9 @@
 //! sent, exact `Host` lines) write their bytes on a raw socket of their own instead.
 #![allow(dead_code)]
 
+pub mod caps;
+pub mod model;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::OnceLock;
