@@ -257,6 +257,8 @@ pub enum RunErrorCode {
     InvalidInput,
     /// No answer to an in-stream approval within `--approval-timeout`.
     ApprovalTimeout,
+    /// The run's `resume` answers an interrupt whose `expiresAt` has passed.
+    InterruptExpired,
     /// The server stopped while the run was in progress.
     ServerRestarted,
     /// The demo's pretend upstream service failed (the `error` scenario).
@@ -295,6 +297,7 @@ impl RunErrorCode {
         RunErrorCode::UpstreamLimit,
         RunErrorCode::InvalidInput,
         RunErrorCode::ApprovalTimeout,
+        RunErrorCode::InterruptExpired,
         RunErrorCode::ServerRestarted,
         RunErrorCode::UpstreamUnavailable,
         RunErrorCode::LlmUnauthorized,
@@ -329,6 +332,7 @@ impl RunErrorCode {
             C::UpstreamLimit => "UPSTREAM_LIMIT",
             C::InvalidInput => "INVALID_INPUT",
             C::ApprovalTimeout => "APPROVAL_TIMEOUT",
+            C::InterruptExpired => "INTERRUPT_EXPIRED",
             C::ServerRestarted => "SERVER_RESTARTED",
             C::UpstreamUnavailable => "UPSTREAM_UNAVAILABLE",
             C::LlmUnauthorized => "LLM_UNAUTHORIZED",

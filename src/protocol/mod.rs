@@ -3,6 +3,7 @@
 //! and in the browser.
 
 pub mod a2ui;
+pub mod capabilities;
 pub mod chunks;
 pub mod compat;
 pub mod dialect;
@@ -11,6 +12,7 @@ pub mod error;
 pub mod event;
 pub mod genui;
 pub mod inspect;
+pub mod interrupts;
 pub mod limits;
 pub mod pipeline;
 pub mod proto;

@@ -40,6 +40,7 @@ mod join;
 mod log;
 mod observers;
 mod registry;
+mod resume;
 mod retry;
 #[cfg(test)]
 mod tests;
@@ -165,9 +166,16 @@ impl Runs {
         }
         // Before anything is stored: a refused request leaves no run behind.
         agent.check_input(&input, &settings)?;
+        let side = input.is_proxied_mcp_request();
+        let agent = match side {
+            true => agent,
+            false => match self.check_resume(&input).await? {
+                Some(error) => Arc::new(resume::Expired { agent, error }),
+                None => agent,
+            },
+        };
         // A side run (an MCP request the agent proxies) is no part of the thread: no history,
         // no store, no observers; the thread is neither created nor touched.
-        let side = input.is_proxied_mcp_request();
         let store = self.store.clone().filter(|_| !side);
         let history = match side {
             true => None,

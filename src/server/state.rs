@@ -177,6 +177,9 @@ impl AppState {
                 None => None,
             };
         let auth = Auth::new(args.auth_token.as_deref(), users.as_deref())?;
+        agents.set_facts(agents::capabilities::ServerFacts {
+            durable: !store::Store::is_memory(&args.db),
+        });
         let store = store::Store::open(&args.db).await?;
         match store.recover(clock::now_ms()).await {
             Ok(0) => {}

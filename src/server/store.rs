@@ -23,6 +23,7 @@ use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadVie
 
 mod edits;
 mod error;
+mod interrupts;
 mod lock;
 mod ops;
 mod recover;
@@ -53,10 +54,15 @@ pub struct Store {
 pub type StoredEvents = Vec<(u64, String)>;
 
 impl Store {
+    /// Whether `path` names an in-memory database (nothing kept across restarts).
+    pub fn is_memory(path: &str) -> bool {
+        path == ":memory:" || path.is_empty()
+    }
+
     /// Open (creating if missing) the database at `path`, or an in-memory one for `:memory:`,
     /// and bring its schema up to date.
     pub async fn open(path: &str) -> Result<Store, StoreError> {
-        let memory = path == ":memory:" || path.is_empty();
+        let memory = Self::is_memory(path);
         let lock = if memory {
             None
         } else {

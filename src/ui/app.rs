@@ -269,6 +269,16 @@ fn ThreadView(
         show_events.into(),
     );
     let url: Signal<String> = thread.url.into();
+    // What the selected agent declares; an agent typed by URL declares nothing (unknown), and
+    // unknown allows.
+    let attachments_allowed = Signal::derive(move || {
+        let u = url.get();
+        agents.with(|list| {
+            list.as_ref()
+                .and_then(|l| l.iter().find(|a| a.url == u))
+                .is_none_or(|a| crate::protocol::capabilities::accepts_attachments(&a.capabilities))
+        })
+    });
     // A message typed while an approval waits is queued, never sent past it (the agent would
     // never get an answer to the pending call): it goes once the approval is answered and the
     // run that answer starts has ended. The composer says so.
@@ -325,7 +335,12 @@ fn ThreadView(
                     </button>
                 </p>
             </Show>
-            <Composer on_send=send on_stop=agent.stop is_running=agent.is_running/>
+            <Composer
+                on_send=send
+                on_stop=agent.stop
+                is_running=agent.is_running
+                attachments_allowed
+            />
         </main>
         <Show when=move || show_state.get() || show_events.get()>
             <Dock width on_close=close_all>

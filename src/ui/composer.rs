@@ -72,7 +72,12 @@ pub fn Composer(
     /// Placeholder of the textarea.
     #[prop(optional, into)]
     placeholder: Option<String>,
+    /// Whether the agent takes attachments (its capabilities say which media it accepts); the
+    /// "Attach files" button is hidden when not. Unset: allowed.
+    #[prop(optional, into)]
+    attachments_allowed: Option<Signal<bool>>,
 ) -> impl IntoView {
+    let attachments_allowed = attachments_allowed.unwrap_or_else(|| Signal::stored(true));
     let text = RwSignal::new(String::new());
     let attachments = RwSignal::new(Vec::<Attachment>::new());
     let notice = RwSignal::new(None::<String>);
@@ -177,7 +182,11 @@ pub fn Composer(
                 {move || notice.get()}
             </p>
             <div class="composer-row">
-                <label class="attach-btn" title="Attach files">
+                <label
+                    class="attach-btn"
+                    title="Attach files"
+                    hidden=move || !attachments_allowed.get()
+                >
                     <span class="visually-hidden">"Attach files"</span>
                     <svg
                         class="attach-icon"
@@ -199,6 +208,7 @@ pub fn Composer(
                         class="file-input"
                         aria-label="Attach files"
                         on:change=on_files
+                        disabled=move || !attachments_allowed.get()
                     />
                 </label>
                 <textarea

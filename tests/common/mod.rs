@@ -8,6 +8,7 @@
 //! sent, exact `Host` lines) write their bytes on a raw socket of their own instead.
 #![allow(dead_code)]
 
+pub mod caps;
 pub mod mcp;
 pub mod model;
 

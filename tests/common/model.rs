@@ -1,5 +1,6 @@
-//! A scripted OpenAI-compatible model server on loopback, standing in for the model API in the
-//! tests of the LLM agent's tools (`tests/mcp.rs`, `tests/mcp_apps.rs`).
+//! A scripted OpenAI-compatible model server on loopback, standing in for the model API:
+//! answer `i` of its script to request `i` (streamed Chat Completions chunks), each request's
+//! JSON body recorded. Bounded: one request per script entry, 4 MB and 10 s per request.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

@@ -9,6 +9,7 @@ use crate::client::answers::{frontend_tool_answer, resume_entries};
 use crate::client::errors::RunErrorView;
 use crate::client::session::{approvals_of, ApprovalKind, MessageEntry, RunView};
 use crate::client::transport::{post_json, random_id};
+use crate::protocol::interrupts::check_resume;
 use crate::protocol::types::{Content, Message, ToolMessage};
 
 use super::frames::schedule_frame;
@@ -113,6 +114,17 @@ pub(super) fn maybe_resume(l: &Shared, thread: String) {
         return;
     }
     let resume = resume_entries(&interrupts, &answers);
+    // AG-UI 1.1: an expired interrupt cannot be answered; say so instead of resuming.
+    let now = crate::client::transport::now_ms() as i64;
+    if let Err(e) = check_resume(&interrupts, &resume, now) {
+        let w = l.borrow().w;
+        l.borrow_mut().interrupt_answers.clear();
+        w.error.set(Some(RunErrorView {
+            message: e.to_string(),
+            code: e.is_expiry().then(|| "INTERRUPT_EXPIRED".to_string()),
+        }));
+        return;
+    }
     let conv = {
         let mut b = l.borrow_mut();
         b.interrupt_answers.clear();

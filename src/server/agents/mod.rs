@@ -2,6 +2,7 @@
 //! through the proxy) and their registry. What an agent gets to run with — the [`Agent`] trait
 //! and the [`RunContext`] — is the run runtime's contract, in [`crate::server::runs::context`].
 
+pub mod capabilities;
 pub mod demo;
 pub mod llm;
 pub mod proxy;
@@ -20,11 +21,16 @@ pub use super::runs::context::{
 #[derive(Clone, Default)]
 pub struct AgentRegistry {
     agents: BTreeMap<String, Arc<dyn Agent>>,
+    facts: capabilities::ServerFacts,
 }
 
 impl AgentRegistry {
     pub fn insert(&mut self, agent: Arc<dyn Agent>) {
         self.agents.insert(agent.info().id, agent);
+    }
+    /// What the server does for every agent, completing each one's capabilities.
+    pub fn set_facts(&mut self, facts: capabilities::ServerFacts) {
+        self.facts = facts;
     }
     pub fn get(&self, id: &str) -> Option<Arc<dyn Agent>> {
         self.agents.get(id).cloned()
@@ -35,11 +41,11 @@ impl AgentRegistry {
 
     /// Every agent as `GET /api/agents` and the page list it.
     pub fn summaries(&self) -> Vec<crate::wire::AgentSummary> {
-        self.all().map(|a| summary(a.info())).collect()
+        self.all().map(|a| summary(a.info(), self.facts)).collect()
     }
 }
 
-fn summary(info: AgentInfo) -> crate::wire::AgentSummary {
+fn summary(info: AgentInfo, facts: capabilities::ServerFacts) -> crate::wire::AgentSummary {
     let mut extra = info.extra;
     let scenarios = extra
         .remove("scenarios")
@@ -50,7 +56,7 @@ fn summary(info: AgentInfo) -> crate::wire::AgentSummary {
         id: info.id,
         name: info.name,
         description: info.description,
-        capabilities: info.capabilities,
+        capabilities: capabilities::complete(info.capabilities, facts),
         scenarios,
         extra,
     }

@@ -174,6 +174,40 @@ async fn recovery_keeps_the_messages_a_run_was_not_sent() {
 }
 
 #[tokio::test]
+async fn recovery_leaves_a_run_that_ended_as_it_ended() {
+    // Its terminal event was stored, its status not (the process died between the two).
+    let store = Store::open(":memory:").await.unwrap();
+    let input = run_on("t2", "r2", "interrupt");
+    let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
+    store.run_started(op).await;
+    for (seq, e) in [
+        r#"{"type":"RUN_STARTED","threadId":"t2","runId":"r2"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t2","runId":"r2","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirmation"}]}}"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        store.event("r2", seq as u64 + 1, e.into(), None).await;
+    }
+    store.flush().await;
+    assert_eq!(store.recover(3).await.unwrap(), 1);
+    let events = store.events_after("r2", 0, 10).await.unwrap();
+    assert_eq!(
+        events.len(),
+        2,
+        "no RUN_ERROR after RUN_FINISHED: {events:?}"
+    );
+    let run = store.run("r2").await.unwrap().unwrap();
+    assert_eq!(run.status, crate::wire::RunState::Finished);
+    // What it left open is still open.
+    let open = store.open_interrupts("t2").await.unwrap();
+    assert_eq!(
+        open.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+        ["i1"]
+    );
+}
+
+#[tokio::test]
 async fn a_run_whose_events_cannot_be_stored_ends_with_storage_failed_and_claims_nothing_unstored()
 {
     use crate::protocol::event::EventKind;

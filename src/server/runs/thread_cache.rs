@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::{Conversation, PlacedHint, RunStatus};
-use crate::protocol::types::{Message, RunAgentInput};
+use crate::protocol::types::{Interrupt, Message, RunAgentInput};
 use crate::server::accounts::User;
 use crate::server::limits::Limits;
 use crate::server::store::{start_conversation, Store};
@@ -77,6 +77,12 @@ impl ThreadCache {
         let inner = self.inner.lock();
         let c = inner.threads.get(thread_id)?;
         Some(matches!(c.run, RunStatus::Error { .. }))
+    }
+
+    /// The interrupts a thread in memory waits on (None: not in memory).
+    pub fn open_interrupts(&self, thread_id: &str) -> Option<Vec<Interrupt>> {
+        let inner = self.inner.lock();
+        Some(inner.threads.get(thread_id)?.pending_interrupts.clone())
     }
 
     /// The owner of a thread in memory.

@@ -6,8 +6,8 @@ use sqlx::Row;
 
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::event::{Event, EventKind};
-use crate::protocol::reduce::Conversation;
-use crate::protocol::types::RunAgentInput;
+use crate::protocol::reduce::{Conversation, RunStatus};
+use crate::protocol::types::{RunAgentInput, RunOutcome};
 use crate::wire::RunState;
 
 use super::{start_conversation, Store};
@@ -43,6 +43,22 @@ impl Store {
                 start_conversation(&mut conv, &input, now);
             }
             let last = self.replay_run(&run_id, &mut conv).await?;
+            // Its terminal event was stored but not its status (the process stopped between
+            // the two): the run is over as it ended, and no second terminal event is added.
+            let ended = match &conv.run {
+                RunStatus::Finished {
+                    outcome: Some(RunOutcome::Cancelled),
+                    ..
+                } => Some((RunState::Cancelled, None)),
+                RunStatus::Finished { .. } => Some((RunState::Finished, None)),
+                RunStatus::Error { message, .. } => Some((RunState::Error, Some(message.clone()))),
+                _ => None,
+            };
+            if let Some((status, error)) = ended {
+                self.run_ended(&run_id, status, error, conv, &thread_id, now)
+                    .await;
+                continue;
+            }
             let mut end = Event::from(EventKind::RunError {
                 message: "the server stopped while this run was in progress".into(),
                 code: Some(crate::wire::RunErrorCode::ServerRestarted.to_string()),

@@ -2,7 +2,34 @@
 //! no eval crate) and a unit converter, plus the parsing that finds their input in a chat
 //! message.
 
-use serde_json::Value;
+use serde_json::{json, Value};
+
+/// The names of these tools as offered to a model (and declared in capabilities), in order.
+pub const TOOL_NAMES: [&str; 2] = ["calculate", "convert_units"];
+
+/// The chat-completions `tools` entry of tool `name`.
+pub fn tool_definition(name: &str) -> Option<Value> {
+    let (description, parameters) = match name {
+        "calculate" => (
+            "Evaluate an arithmetic expression exactly: + - * /, parentheses, unary signs and decimals. Use it for any arithmetic instead of computing in your head.",
+            json!({"type": "object", "properties": {
+                "expression": {"type": "string", "description": "The expression, e.g. (3 + 4) * 2.5"}
+            }, "required": ["expression"]}),
+        ),
+        "convert_units" => (
+            "Convert a value between units of length (km, mi, m, ft), mass (kg, lb) or temperature (c, f, k).",
+            json!({"type": "object", "properties": {
+                "value": {"type": "number", "description": "The amount to convert"},
+                "from": {"type": "string", "description": "The unit of the value, e.g. km"},
+                "to": {"type": "string", "description": "The unit wanted, e.g. mi"}
+            }, "required": ["value", "from", "to"]}),
+        ),
+        _ => return None,
+    };
+    Some(json!({"type": "function", "function": {
+        "name": name, "description": description, "parameters": parameters
+    }}))
+}
 
 /// What the `backend_tool` scenario found in the user's message.
 #[derive(Debug, Clone, PartialEq)]

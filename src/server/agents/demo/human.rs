@@ -1,14 +1,17 @@
 //! Human-in-the-loop scenarios: a frontend tool the app answers in the next run (`hitl`), an
-//! interrupt answered by the next run's `resume` (`interrupt`), and an in-stream approval that
-//! keeps the stream open until a human answers (`approval`).
+//! interrupt answered by the next run's `resume` (`interrupt`, in [`interrupt`]), and an
+//! in-stream approval that keeps the stream open until a human answers (`approval`).
 
 use serde_json::{json, Value};
 
-use crate::protocol::types::{Interrupt, Message, ResumeStatus, RunOutcome};
+use crate::protocol::types::{Message, RunOutcome};
 use crate::server::agents::{AgentError, RunContext, RunEnd};
 
 use super::text::{last_user_text, stream_text};
 use super::tools::{after_word, emit_tool_call, emit_tool_result};
+
+mod interrupt;
+pub use interrupt::interrupt;
 
 /// Frontend tools this scenario prefers when the app offers them.
 const HITL_TOOLS: [&str; 2] = ["generate_task_steps", "confirm_action"];
@@ -121,162 +124,6 @@ fn describe_choice(content: &str) -> String {
             v.as_str().map_or_else(|| v.to_string(), str::to_string)
         ),
     }
-}
-
-const DELETE_PATHS: [&str; 2] = ["/tmp/demo/a.log", "/tmp/demo/b.log"];
-
-/// Interrupt ids: `int-<toolCallId>` for the tool-bound one, `int-date-<runId>` for the input
-/// request; the resumed run finds what to answer from the id alone.
-const DATE_PREFIX: &str = "int-date-";
-
-pub async fn interrupt(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
-    let ours: Vec<_> = ctx
-        .input
-        .resume
-        .iter()
-        .flatten()
-        .filter(|e| e.interrupt_id.starts_with("int-"))
-        .cloned()
-        .collect();
-    if !ours.is_empty() {
-        for entry in ours {
-            let payload = entry.payload.clone().unwrap_or(Value::Null);
-            let cancelled = entry.status == ResumeStatus::Cancelled;
-            match entry.interrupt_id.strip_prefix(DATE_PREFIX) {
-                Some(_) => resume_date(ctx, cancelled, &payload).await?,
-                None => {
-                    let call = entry.interrupt_id["int-".len()..].to_string();
-                    resume_delete(ctx, &call, cancelled, &payload).await?
-                }
-            }
-        }
-        return Ok(RunEnd::success());
-    }
-    let text = last_user_text(ctx).unwrap_or_default().to_lowercase();
-    if text
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| w == "date")
-    {
-        stream_text(ctx, "I can schedule the report, but I need a date first.").await?;
-        let schema = json!({"type": "object", "properties": {"date": {"type": "string", "format": "date", "title": "Report date"}}, "required": ["date"]});
-        return Ok(interrupted(Interrupt {
-            id: format!("{DATE_PREFIX}{}", ctx.run_id()),
-            reason: "input_required".into(),
-            message: Some("Which date should the report cover?".into()),
-            tool_call_id: None,
-            response_schema: schema.as_object().cloned(),
-            expires_at: None,
-            metadata: None,
-            subagent_run_id: None,
-        }));
-    }
-    let intro = stream_text(ctx, "Cleaning up: I want to delete two log files. This cannot be undone, so I need your approval.").await?;
-    let call = ctx.new_id("call");
-    emit_tool_call(
-        ctx,
-        &call,
-        "delete_files",
-        Some(&intro),
-        &json!({"paths": DELETE_PATHS}),
-        10,
-    )
-    .await?;
-    let schema = json!({"type": "object", "properties": {"approved": {"type": "boolean", "title": "Approve"}, "editedArgs": {"type": "object"}}, "required": ["approved"]});
-    Ok(interrupted(Interrupt {
-        id: format!("int-{call}"),
-        reason: "tool_call".into(),
-        message: Some("Delete 2 files?".into()),
-        tool_call_id: Some(call),
-        response_schema: schema.as_object().cloned(),
-        expires_at: None,
-        metadata: json!({"risk": "high"}).as_object().cloned(),
-        subagent_run_id: None,
-    }))
-}
-
-fn interrupted(interrupt: Interrupt) -> RunEnd {
-    RunEnd {
-        outcome: Some(RunOutcome::Interrupt {
-            interrupts: vec![interrupt],
-        }),
-        ..RunEnd::default()
-    }
-}
-
-/// Answer the suspended `delete_files` call. Every outcome gets a TOOL_CALL_RESULT, so the
-/// thread never keeps an unanswered call (a model would refuse such a history).
-async fn resume_delete(
-    ctx: &mut RunContext,
-    call: &str,
-    cancelled: bool,
-    payload: &Value,
-) -> Result<(), AgentError> {
-    if cancelled {
-        emit_tool_result(ctx, call, &json!({"status": "cancelled"})).await?;
-        stream_text(ctx, "Cancelled; nothing was done.").await?;
-        return Ok(());
-    }
-    if !payload.get("approved").is_some_and(is_approved) {
-        emit_tool_result(ctx, call, &json!({"status": "rejected"})).await?;
-        stream_text(ctx, "Rejected; nothing was done.").await?;
-        return Ok(());
-    }
-    // Approve-with-edits replaces the arguments wholesale (PROTOCOL §9).
-    let edited = payload.get("editedArgs").filter(|v| v.is_object());
-    let args = edited.cloned().unwrap_or_else(|| original_args(ctx, call));
-    let paths: Vec<String> = args
-        .get("paths")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    emit_tool_result(ctx, call, &json!({"deleted": paths, "simulated": true})).await?;
-    let how = if edited.is_some() {
-        " with your edited arguments"
-    } else {
-        ""
-    };
-    let text = match paths.len() {
-        0 => format!("Done{how}: there was nothing to delete."),
-        n => format!(
-            "Done{how}: deleted {n} file{} ({}). The demo only pretends; no file was touched.",
-            if n == 1 { "" } else { "s" },
-            paths.join(", ")
-        ),
-    };
-    stream_text(ctx, &text).await?;
-    Ok(())
-}
-
-/// The arguments the suspended call was made with, from the history the client sent back.
-fn original_args(ctx: &RunContext, call: &str) -> Value {
-    ctx.input
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Assistant(a) => a.tool_calls.iter().flatten().find(|tc| tc.id == call),
-            _ => None,
-        })
-        .and_then(|tc| serde_json::from_str(&tc.function.arguments).ok())
-        .unwrap_or_else(|| json!({"paths": DELETE_PATHS}))
-}
-
-async fn resume_date(
-    ctx: &mut RunContext,
-    cancelled: bool,
-    payload: &Value,
-) -> Result<(), AgentError> {
-    let text = match payload.get("date").and_then(Value::as_str) {
-        _ if cancelled => "Cancelled; nothing was done.".to_string(),
-        Some(d) if !d.trim().is_empty() => {
-            format!("Done: the report is scheduled for {}.", d.trim())
-        }
-        _ => "No date was given, so nothing was scheduled.".to_string(),
-    };
-    stream_text(ctx, &text).await.map(|_| ())
 }
 
 /// Read a human's answer leniently: a boolean, `{"approved": …}`, `{"content"|"result": …}`,

@@ -38,7 +38,7 @@ pub const SCENARIOS: &[Scenario] = &[
     Scenario { name: "chat", description: "A streamed markdown answer with a code block, a list and a table." },
     Scenario { name: "backend_tool", description: "A real local tool (arithmetic and unit conversion) run server-side, with TOOL_CALL_RESULT." },
     Scenario { name: "hitl", description: "A frontend tool: the run ends with pendingToolCallIds; the next run carries your tool message." },
-    Scenario { name: "interrupt", description: "The run ends with an interrupt outcome (with a responseSchema); the next run's resume answers it. Send \"interrupt date\" for a form (a date picker built from the schema)." },
+    Scenario { name: "interrupt", description: "The run ends with an interrupt outcome (with a responseSchema); the next run's resume answers it. Send \"interrupt date\" for a form (a date picker built from the schema), \"interrupt twice\" for two interrupts one resume answers, \"expires N\" to make them expire in N seconds." },
     Scenario { name: "approval", description: "An in-stream approval: a request_approval tool call waits, stream open, for POST /api/ag-ui/tool-result." },
     Scenario { name: "agentic_ui", description: "A plan as state: STATE_SNAPSHOT, then a STATE_DELTA per step." },
     Scenario { name: "tool_ui", description: "A tool call whose arguments are structured content for the UI to render." },
@@ -155,17 +155,23 @@ pub fn pick_scenario(ctx: &RunContext) -> &'static str {
         .unwrap_or("chat")
 }
 
+/// What the demo does itself; the server adds how its runs travel and persist
+/// (`agents::capabilities`). Each claim has a scenario that shows it (`tests/capabilities.rs`).
 fn capabilities() -> Value {
+    let items: Vec<Value> = calc::TOOL_NAMES
+        .iter()
+        .filter_map(|n| calc::tool_definition(n))
+        .filter_map(|d| super::capabilities::tool_item(&d))
+        .collect();
     json!({
         "identity": {"name": "demo", "type": "demo", "description": "Offline demo of every AG-UI capability", "version": env!("CARGO_PKG_VERSION"), "provider": "agui-studio"},
-        "transport": {"streaming": true, "websocket": false, "httpBinary": true, "pushNotifications": false, "resumable": false},
-        "tools": {"supported": true, "parallelCalls": false, "clientProvided": true},
-        "output": {"structuredOutput": true, "supportedMimeTypes": ["text/markdown", "application/json"]},
-        "state": {"snapshots": true, "deltas": true, "memory": false, "persistentState": false},
+        "tools": {"supported": true, "items": items, "parallelCalls": false, "clientProvided": true},
+        "output": {"structuredOutput": false, "supportedMimeTypes": ["text/markdown"]},
+        "state": {"snapshots": true, "deltas": true, "memory": false},
         "multiAgent": {"supported": true, "delegation": true, "handoffs": false, "subagents": [{"name": "researcher"}, {"name": "writer"}]},
         "reasoning": {"supported": true, "streaming": true, "encrypted": true},
         "multimodal": {"input": {"image": true, "audio": true, "video": true, "pdf": true, "file": true}, "output": {"image": false, "audio": false}},
-        "execution": {"codeExecution": false, "sandboxed": true},
+        "execution": {"codeExecution": false},
         "humanInTheLoop": {"supported": true, "approvals": true, "interventions": false, "feedback": false, "interrupts": true, "approveWithEdits": true}
     })
 }

@@ -3,6 +3,7 @@
 //! answer as AG-UI events, runs backend tools server-side and calls the model again with their
 //! results, and ends with the frontend tool calls the app must answer. See `docs/llm.md`.
 
+mod caps;
 mod request;
 pub mod spec;
 mod stream;
@@ -315,18 +316,7 @@ impl Agent for LlmAgent {
             description: format!(
                 "An OpenAI-compatible chat model: {model} at {host} (streaming Chat Completions).{backend} Frontend tools the app offers are passed to the model."
             ),
-            capabilities: json!({
-                "identity": {"name": s.id, "type": "llm", "description": format!("OpenAI-compatible chat model at {host}"), "version": env!("CARGO_PKG_VERSION"), "provider": PROVIDER},
-                "transport": {"streaming": true, "websocket": false, "httpBinary": true, "pushNotifications": false, "resumable": false},
-                "tools": {"supported": true, "parallelCalls": true, "clientProvided": true},
-                "output": {"structuredOutput": false, "supportedMimeTypes": ["text/markdown"]},
-                "state": {"snapshots": false, "deltas": false, "memory": false, "persistentState": false},
-                "multiAgent": {"supported": false, "delegation": false, "handoffs": false},
-                "reasoning": {"supported": true, "streaming": true, "encrypted": false},
-                "multimodal": {"input": {"image": true, "audio": false, "video": false, "pdf": false, "file": false}, "output": {"image": false, "audio": false}},
-                "execution": {"codeExecution": false, "sandboxed": true},
-                "humanInTheLoop": {"supported": true, "approvals": false, "interventions": false, "feedback": false, "interrupts": false, "approveWithEdits": false}
-            }),
+            capabilities: self.capabilities(&host),
             extra: Default::default(),
         }
     }

@@ -5,32 +5,7 @@ use serde_json::{json, Value};
 
 use crate::server::agents::demo::calc::{self, Request};
 
-/// The backend tools' names, in the order they are offered.
-pub const NAMES: [&str; 2] = ["calculate", "convert_units"];
-
-/// The `tools` entry of backend tool `name`.
-pub fn definition(name: &str) -> Option<Value> {
-    let (description, parameters) = match name {
-        "calculate" => (
-            "Evaluate an arithmetic expression exactly: + - * /, parentheses, unary signs and decimals. Use it for any arithmetic instead of computing in your head.",
-            json!({"type": "object", "properties": {
-                "expression": {"type": "string", "description": "The expression, e.g. (3 + 4) * 2.5"}
-            }, "required": ["expression"]}),
-        ),
-        "convert_units" => (
-            "Convert a value between units of length (km, mi, m, ft), mass (kg, lb) or temperature (c, f, k).",
-            json!({"type": "object", "properties": {
-                "value": {"type": "number", "description": "The amount to convert"},
-                "from": {"type": "string", "description": "The unit of the value, e.g. km"},
-                "to": {"type": "string", "description": "The unit wanted, e.g. mi"}
-            }, "required": ["value", "from", "to"]}),
-        ),
-        _ => return None,
-    };
-    Some(json!({"type": "function", "function": {
-        "name": name, "description": description, "parameters": parameters
-    }}))
-}
+pub use crate::server::agents::demo::calc::{tool_definition as definition, TOOL_NAMES as NAMES};
 
 /// Run backend tool `name` on the model's argument text. A failure is part of the result
 /// (`{"error": …}`), for the model to read and recover from; it never fails the run.

@@ -8,6 +8,7 @@
 //! configured headers elsewhere), and its response is bounded in total bytes and events
 //! (`--max-upstream-bytes`/`-events`, code `RunErrorCode::UpstreamLimit`), not only per line.
 
+pub mod caps;
 mod feed;
 mod quirks;
 pub mod spec;
@@ -46,6 +47,8 @@ const BODY_EXCERPT: usize = 300;
 pub struct ProxyAgent {
     spec: ProxySpec,
     client: Client,
+    /// The foreign agent's published capabilities, read in the background.
+    foreign: std::sync::Arc<caps::Foreign>,
 }
 
 impl ProxyAgent {
@@ -67,7 +70,13 @@ impl ProxyAgent {
             builder = builder.no_proxy();
         }
         let client = builder.build()?;
-        Ok(ProxyAgent { spec, client })
+        let foreign = std::sync::Arc::new(caps::Foreign::default());
+        foreign.refresh(&client, &spec);
+        Ok(ProxyAgent {
+            spec,
+            client,
+            foreign,
+        })
     }
 
     /// `host[:port]` of the foreign agent: what logs and messages name (never the full URL,
@@ -501,23 +510,7 @@ impl Agent for ProxyAgent {
             description: format!(
                 "Foreign AG-UI agent at {host}, proxied: its events are translated, verified and stored here."
             ),
-            // AG-UI defines no way to ask an agent for its capabilities, so the proxy states
-            // only what it knows: this server streams it over SSE or protobuf. Everything else is absent (unknown).
-            capabilities: json!({
-                "identity": {
-                    "name": self.spec.id,
-                    "type": "proxy",
-                    "description": format!("Foreign AG-UI agent at {host}"),
-                    "provider": host,
-                },
-                "transport": {
-                    "streaming": true,
-                    "websocket": false,
-                    "httpBinary": true,
-                    "pushNotifications": false,
-                    "resumable": false,
-                },
-            }),
+            capabilities: caps::describe(&self.spec, &host, self.foreign.get()),
             extra: serde_json::Map::from_iter([(
                 "proxy".to_string(),
                 json!({"host": host}),
@@ -527,6 +520,8 @@ impl Agent for ProxyAgent {
 
     fn run<'a>(&'a self, ctx: &'a mut RunContext) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
         Box::pin(async move {
+            // Not read at start (the foreign agent was down): try again, in the background.
+            self.foreign.refresh(&self.client, &self.spec);
             let (response, feed) = self.open(ctx).await?;
             tracing::debug!(run = %ctx.run_id(), format = feed.name(), "foreign stream");
             self.relay(ctx, response, feed).await

@@ -102,16 +102,17 @@ async fn hitl_picks_the_tool_to_call() {
 }
 
 /// First run of `interrupt` (with `text` as the message), then the resumed run answering
-/// its interrupt with `status` and `payload`.
+/// its interrupt with `status` and `payload`, on the same server (it checks the resume
+/// against the interrupts the thread waits on).
 async fn interrupt_then(
     text: &str,
     status: ResumeStatus,
     payload: Value,
 ) -> (Pipeline, Vec<&'static str>, Pipeline) {
-    let (events, p) = run_scenario("interrupt", |i| {
-        i.messages = vec![super::super::testing::user(text)]
-    })
-    .await;
+    let runs = Runs::new();
+    let mut first = input_for("interrupt");
+    first.messages = vec![super::super::testing::user(text)];
+    let (events, p) = run_input(&runs, first, settings()).await;
     assert_clean("interrupt 1", &events, &p);
     assert_eq!(p.conversation.pending_interrupts.len(), 1);
     let interrupt = p.conversation.pending_interrupts[0].clone();
@@ -122,7 +123,7 @@ async fn interrupt_then(
         payload: Some(payload),
         metadata: None,
     }]);
-    let (events2, p2) = run_prepared(input).await;
+    let (events2, p2) = run_input(&runs, input, settings()).await;
     assert_clean("interrupt 2", &events2, &p2);
     assert!(p2.conversation.pending_interrupts.is_empty());
     (p, types(&events2), p2)
