@@ -55,7 +55,10 @@ async function measure(inspector) {
   const trace = [];
   cdp.on("Tracing.dataCollected", (d) => trace.push(...d.value));
   const traced = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
-  await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["toplevel"] } });
+  const tracing = !process.env.BENCH_NO_TRACE;
+  if (tracing) {
+    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["toplevel"] } });
+  }
   const box = page.locator("#composer-input");
   await box.fill(`long ${deltas}`);
   const started = Date.now();
@@ -71,8 +74,10 @@ async function measure(inspector) {
   await page.waitForSelector(".send-btn:not(.danger)", { timeout: 600000 });
   await page.waitForTimeout(500);
   const wall = (Date.now() - started) / 1000;
-  await cdp.send("Tracing.end");
-  await traced;
+  if (tracing) {
+    await cdp.send("Tracing.end");
+    await traced;
+  }
   const cpu = taskCpu(trace);
   const after = await metrics();
   const spent = (k) => ((after[k] - before[k]) * 1000).toFixed(0);
