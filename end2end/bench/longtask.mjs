@@ -2,8 +2,9 @@
 // 2,000 text deltas per second into the page, the longest main-thread task (PerformanceObserver
 // "longtask") and the time from the last byte of the run's response to the last paint of the
 // transcript, and the latency of key presses typed while it streams — once with the event
-// inspector closed, once with it open. Each task's CPU time is read from a trace beside its wall
-// time, so a task that only waited for a core (server and browser share a small machine) shows as such.
+// inspector closed, once with it open. With BENCH_TRACE=1, each task's CPU time is read from a
+// trace beside its wall time, so a task that only waited for a core (server and browser share a
+// small machine) shows as such; tracing adds work of its own, so it is off by default.
 // Run: node bench/longtask.mjs [DELTAS]   (binary: $AGUI_BINARY or target/release)
 import { startServer, stopServer, launchBrowser } from "../tests/support.mjs";
 
@@ -55,7 +56,8 @@ async function measure(inspector) {
   const trace = [];
   cdp.on("Tracing.dataCollected", (d) => trace.push(...d.value));
   const traced = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
-  const tracing = !process.env.BENCH_NO_TRACE;
+  // Tracing has a cost of its own (with the inspector open it added tasks over 50 ms): opt-in.
+  const tracing = Boolean(process.env.BENCH_TRACE);
   if (tracing) {
     await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["toplevel"] } });
   }
@@ -96,7 +98,7 @@ async function measure(inspector) {
   console.log(`— inspector ${inspector ? "open" : "closed"}`);
   console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
   console.log(`longest main-thread task: ${r.longest.toFixed(0)} ms (${r.count} tasks over 50 ms)`);
-  console.log(
+  if (tracing) console.log(
     `CPU time of those tasks: max ${cpu.longMax.toFixed(0)} ms (wall − CPU: the thread waiting for a core); ` +
       `most CPU in one task: ${cpu.max.toFixed(0)} ms (${cpu.over50} tasks over 50 ms of CPU)`,
   );

@@ -220,6 +220,13 @@ async function startProxy(target) {
 }
 
 /** Wait until the streaming answer shows the number `n`. */
+/** Pick the body format runs ask for in the Connection popup, and close it. */
+async function chooseTransport(page, value) {
+  await page.getByText("Connection", { exact: true }).click();
+  await page.getByRole("combobox", { name: "Transport" }).selectOption(value);
+  await page.getByText("Connection", { exact: true }).click();
+}
+
 async function answerReaches(page, n) {
   await page.waitForFunction(
     (n) => {
@@ -243,6 +250,7 @@ test("a run whose connection breaks reconnects and ends as if nothing happened",
   const proxy = await startProxy(server.url);
   try {
     const { page, problems } = await open(proxy.url);
+    await chooseTransport(page, "sse");
     // The run's stream is about 330 KB: cut it after 60 KB, and the resumed one after 90 KB more.
     proxy.cutAfter(60000);
     await send(page, "long 3000");
@@ -285,10 +293,8 @@ test("over protobuf: a broken connection resumes by counting frames, and a reloa
         bodies.push(`${r.request().method()} ${r.headers()["content-type"]}`);
       }
     });
-    // The user picks the binary transport in the Connection popup.
-    await page.getByText("Connection", { exact: true }).click();
-    await page.getByRole("combobox", { name: "Transport" }).selectOption("protobuf");
-    await page.getByText("Connection", { exact: true }).click();
+    // The user picks the binary transport in the Connection popup (the default).
+    await chooseTransport(page, "protobuf");
     // About 40 bytes an event: cut inside the run's first 30 KB, mid-frame.
     proxy.cutAfter(30001);
     await send(page, "long 3000");

@@ -2,14 +2,18 @@
 //! (`application/vnd.ag-ui.event+proto`). Only the `Accept` of a run's POST and of its resume
 //! changes; the response's `Content-Type` decides how the body is read, so a server without the
 //! binding (which answers SSE, as the binding requires) works either way.
+//!
+//! Protobuf is the default: the studio read `long 20000` over it with 0.78× the main-thread
+//! time and 0.48× the bytes of SSE, and finished the run in 0.63× the time
+//! (`end2end/bench/wire.mjs`).
 
 /// The format a run's response is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BodyFormat {
     /// `text/event-stream`.
-    #[default]
     Sse,
     /// `application/vnd.ag-ui.event+proto`, with SSE as the fallback.
+    #[default]
     Protobuf,
 }
 

@@ -29,8 +29,8 @@ pub fn TransportPicker(format: RwSignal<BodyFormat>) -> impl IntoView {
                     }
                 }
             >
+                <option value="protobuf">"Protobuf (binary, default)"</option>
                 <option value="sse">"SSE (text/event-stream)"</option>
-                <option value="protobuf">"Protobuf (binary)"</option>
             </select>
         </label>
         <p id="transport-hint" class="field-hint">
