@@ -5,9 +5,10 @@
 //! first run of a page: the response's first bytes pay for compiling the decoder, the
 //! translator, the verifier, the reducer and the markdown parser, and the run's first frames
 //! become tasks over 50 ms. The rehearsal feeds a small recorded stream (every common event
-//! type) through a throwaway [`Pipeline`] and parses a markdown sample, one step per idle
-//! moment, so those functions are compiled before the user presses Enter. It touches no
-//! signal, no storage and no network.
+//! type) through a throwaway [`Pipeline`], indexes it as the event inspector does (records, a
+//! filter, run summaries, the timeline) and parses a markdown sample, one step per idle moment,
+//! so those functions are compiled before the user presses Enter. It touches no signal, no
+//! storage and no network.
 
 use serde_json::{json, Value};
 
@@ -98,9 +99,32 @@ pub fn step(n: usize) -> bool {
         2 => {
             let _ = crate::ui::markdown::parse::parse(MARKDOWN);
         }
+        3 => inspect(),
         _ => return false,
     }
     true
+}
+
+/// What the event inspector does with a run's events: records, a filtered index, the per-run
+/// summary and the timeline.
+fn inspect() {
+    use crate::client::event_log::{all, records, Filter, FilteredIndex, RunMark};
+    use crate::client::run_report::{run_stats, timeline};
+    let mut p = Pipeline::for_input(&input(), PipelineOptions::default());
+    let mut delivered = p.push_bytes(stream().as_bytes());
+    delivered.extend(p.finish());
+    let (mut seen, mut key) = (0, 0);
+    let mut run = RunMark::new(RUN, 0.0);
+    let live = records(delivered, &p.warnings, &mut seen, &mut run, &mut key, 0.0);
+    let mut index = FilteredIndex::default();
+    let filter = Filter {
+        text: "text message".into(),
+        run: None,
+        warnings_only: false,
+    };
+    index.update(&filter, &[], &live);
+    let _ = run_stats(live.iter());
+    let _ = timeline(all(&[], &live));
 }
 
 /// Rehearse in the background, one step per idle moment, starting a little after hydration
@@ -146,6 +170,6 @@ mod tests {
             n += 1;
             assert!(n < 10, "the rehearsal does not end");
         }
-        assert_eq!(n, 3);
+        assert_eq!(n, 4);
     }
 }
