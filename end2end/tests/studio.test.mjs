@@ -282,6 +282,33 @@ test("subagents: their work is shown under each subagent", async () => {
   await page.close();
 });
 
+test("Connection: the header for an Agent URL and the transport (protobuf by default) in one popup", async () => {
+  const { page, problems } = await open();
+  await page.getByText("Connection", { exact: true }).click();
+  const transport = page.getByRole("combobox", { name: "Transport" });
+  assert.equal(await transport.inputValue(), "protobuf");
+  await page.getByRole("textbox", { name: "Header for this Agent URL" }).waitFor();
+  // A run over the default transport comes back as protobuf and renders as over SSE.
+  const types = [];
+  page.on("response", (r) => {
+    if (r.request().method() === "POST" && new URL(r.url()).pathname === "/api/agents/demo") {
+      types.push(r.headers()["content-type"]);
+    }
+  });
+  await shoot(page, "connection-popup", { fullPage: false });
+  await page.getByText("Connection", { exact: true }).click();
+  await send(page, "backend_tool 3 * 5");
+  await idle(page);
+  assert.match(await log(page).innerText(), /15/);
+  assert.deepEqual(types, ["application/vnd.ag-ui.event+proto"]);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByText("Connection", { exact: true }).click();
+  await transport.waitFor();
+  await shoot(page, "connection-popup-phone", { fullPage: false });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("phone-sized screen: the studio stays usable", async () => {
   const { page, problems } = await open();
   await page.setViewportSize({ width: 390, height: 844 });
