@@ -29,6 +29,11 @@ impl BodyFormat {
         }
     }
 
+    /// The `Accept` header as a request header pair (for a run's POST and its resume).
+    pub fn accept_header(self) -> (String, String) {
+        ("Accept".to_string(), self.accept().to_string())
+    }
+
     /// The stored form (`"sse"` or `"protobuf"`).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -5,9 +5,7 @@
 //! A run is a streamed `fetch` POST; its bytes go through the shared protocol pipeline (decoder,
 //! dialects, enforcement, chunks, verifier, reducer) as they arrive, and the signals are brought
 //! up to date once per animation frame with only what changed: a text delta touches only its
-//! message's signal.
-//!
-//! Under SSR the hook returns inert signals holding the initial messages, and its callbacks do
+//! message's signal. Under SSR the hook returns inert signals holding the initial messages, and its callbacks do
 //! nothing; the browser makes them live after hydration.
 
 #![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
@@ -126,7 +124,7 @@ pub struct UseAgentOptions {
     pub url: Signal<String>,
     /// Extra request headers (e.g. `Authorization`).
     pub headers: Signal<Vec<(String, String)>>,
-    /// The body format runs ask for.
+    /// The body format runs ask for (and their resumes).
     pub format: Signal<crate::client::body_format::BodyFormat>,
     /// Frontend tools offered to the agent in every run.
     pub tools: Vec<Tool>,

@@ -10,7 +10,6 @@ use crate::protocol::pipeline::{Pipeline, StreamOutcome};
 
 use super::frames::{on_bytes, on_open_body};
 use super::live::Shared;
-use super::run::accept;
 
 /// Backoff of resuming: the first wait, the longest wait, and how long to keep trying
 /// without receiving anything.
@@ -85,7 +84,7 @@ pub(super) async fn resume_run(
                 p.reconnect();
             }
             let mut headers = b.options.headers.get_untracked();
-            headers.insert(0, accept(b.options.format.get_untracked()));
+            headers.insert(0, b.options.format.get_untracked().accept_header());
             headers
         };
         if let Some(id) = &last_id {

@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use crate::client::body_format::BodyFormat;
 use crate::client::errors::{http_failure, network_failure, RunErrorView, Target};
 use crate::client::session::Connection;
 use crate::client::transport::{
@@ -49,11 +48,6 @@ pub(super) fn user_message(text: String, attachments: Vec<ContentPart>) -> Messa
     })
 }
 
-/// The `Accept` header of a run's request (and of its resume) in `format`.
-pub(super) fn accept(format: BodyFormat) -> (String, String) {
-    ("Accept".to_string(), format.accept().to_string())
-}
-
 pub(super) fn start_run(
     l: &Shared,
     conv: Conversation,
@@ -65,7 +59,7 @@ pub(super) fn start_run(
         let b = l.borrow();
         let mut headers = b.options.headers.get_untracked();
         // First, so an `Accept` the user typed for the URL wins.
-        headers.insert(0, accept(b.options.format.get_untracked()));
+        headers.insert(0, b.options.format.get_untracked().accept_header());
         (
             b.options.url.get_untracked(),
             headers,
