@@ -4,6 +4,7 @@
 // /api/copilotkit.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import http from "node:http";
 import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
 
 let server;
@@ -44,6 +45,35 @@ test("a CopilotKit runtime URL lists its agents and runs the one picked", async 
   await page.close();
 });
 
+test("Stop on a CopilotKit runtime's run stops it on the server (its stop route)", async () => {
+  const { page, problems } = await openPage(browser, server.url);
+  const base = `${server.url}/api/copilotkit`;
+  const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
+  await agentUrl.fill(base);
+  await agentUrl.press("Enter");
+  await page.getByRole("button", { name: "Load CopilotKit agents" }).click();
+  await page.getByRole("combobox", { name: "CopilotKit agent" }).waitFor({ timeout: 10000 });
+  const stopped = page.waitForRequest((r) => r.method() === "POST" && /\/agent\/demo\/stop\//.test(r.url()));
+  await send(page, "long 1000000");
+  const stop = page.getByRole("button", { name: "Stop" });
+  await stop.waitFor({ timeout: 10000 });
+  await log(page).locator(".msg-assistant").first().waitFor({ timeout: 10000 });
+  await stop.click();
+  const thread = decodeURIComponent(new URL((await stopped).url()).pathname.split("/").at(-1));
+  await idle(page, 10000);
+  // Aborting the request alone would leave the runtime's run going: the server says it ended.
+  let status;
+  for (let i = 0; i < 50; i += 1) {
+    const view = await (await fetch(`${server.url}/api/threads/${encodeURIComponent(thread)}`)).json();
+    status = view.runs?.at(-1)?.status;
+    if (status !== "running") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(status, "cancelled");
+  assert.deepEqual(problems.filter((p) => !/abort/i.test(p)), []);
+  await page.close();
+});
+
 test("a URL that is no CopilotKit runtime says so and lists nothing", async () => {
   const { page } = await openPage(browser, server.url);
   const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
@@ -54,4 +84,34 @@ test("a URL that is no CopilotKit runtime says so and lists nothing", async () =
   assert.equal(await page.getByRole("combobox", { name: "CopilotKit agent" }).count(), 0);
   assert.equal(await agentUrl.inputValue(), `${server.url}/healthz`);
   await page.close();
+});
+
+test("a runtime that answers after the Agent URL changed does not overwrite it", async () => {
+  // A runtime whose /info takes 1.5 s (CORS open: the studio is another origin).
+  const slow = http.createServer((req, res) => {
+    const body = JSON.stringify({ version: "1.54.0", mode: "multi", agents: { late: { name: "late" } } });
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*" });
+      res.end(body);
+    }, 1500);
+  });
+  await new Promise((r) => slow.listen(0, "127.0.0.1", r));
+  try {
+    const { page } = await openPage(browser, server.url);
+    const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
+    const base = `http://127.0.0.1:${slow.address().port}/ck`;
+    await agentUrl.fill(base);
+    await agentUrl.press("Enter");
+    await page.getByRole("button", { name: "Load CopilotKit agents" }).click();
+    await page.getByRole("status").filter({ hasText: "Asking" }).waitFor({ timeout: 5000 });
+    // The user moves on before the answer.
+    await agentUrl.fill("/api/agents/demo");
+    await agentUrl.press("Enter");
+    await page.waitForTimeout(2500);
+    assert.equal(await agentUrl.inputValue(), "/api/agents/demo");
+    assert.equal(await page.getByRole("combobox", { name: "CopilotKit agent" }).count(), 0);
+    await page.close();
+  } finally {
+    slow.close();
+  }
 });

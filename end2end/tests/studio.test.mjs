@@ -114,6 +114,22 @@ test("reasoning: the panel collapses when it ends and says how long it took", as
   await summary.first().waitFor();
   const isOpen = await log(page).locator("details.reasoning").first().getAttribute("open");
   assert.equal(isOpen, null, "collapsed after the reasoning ended");
+  // The agent declares reasoning (encrypted in part): the header's toggle hides and shows it,
+  // and the pick survives a reload.
+  const toggle = page.getByRole("button", { name: "Reasoning", exact: true });
+  assert.equal(await toggle.getAttribute("aria-pressed"), "true");
+  assert.match(await toggle.getAttribute("title"), /encrypts/);
+  await toggle.click();
+  await log(page).locator("details.reasoning").first().waitFor({ state: "hidden" });
+  assert.equal(await toggle.getAttribute("aria-pressed"), "false");
+  await page.reload();
+  await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
+  await page.waitForFunction(() =>
+    document.querySelector(".studio")?.classList.contains("hide-reasoning"),
+  );
+  assert.equal(await log(page).locator("details.reasoning").first().isVisible(), false);
+  await toggle.click();
+  await log(page).locator("details.reasoning").first().waitFor({ state: "visible" });
   assert.deepEqual(problems, []);
   await page.close();
 });

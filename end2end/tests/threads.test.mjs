@@ -227,13 +227,15 @@ async function chooseTransport(page, value) {
   await page.getByText("Connection", { exact: true }).click();
 }
 
-async function answerReaches(page, n) {
+/** Waits until the last answer has the word `n` (and there are `answers` answers, if given). */
+async function answerReaches(page, n, answers = 1) {
   await page.waitForFunction(
-    (n) => {
-      const md = [...document.querySelectorAll(".msg-assistant .md")].at(-1);
-      return md && new RegExp(`\\b${n}\\b`).test(md.textContent);
+    ([n, answers]) => {
+      const all = document.querySelectorAll(".msg-assistant .md");
+      const md = [...all].at(-1);
+      return all.length >= answers && md && new RegExp(`\\b${n}\\b`).test(md.textContent);
     },
-    n,
+    [n, answers],
     { timeout: 20000, polling: 50 },
   );
 }
@@ -312,11 +314,14 @@ test("over protobuf: a broken connection resumes by counting frames, and a reloa
     await send(page, "long 3000");
     await answerReaches(page, 600);
     bodies.length = 0;
-    await page.reload();
+    const reloaded = await page.reload();
+    // The server renders the page with the run as running: no Send to race it before hydration.
+    assert.match(await reloaded.text(), /send-btn[^>]*>Stop</, "rendered as running");
     await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 20000 });
     // (Inside the closed Connection popup.)
     assert.equal(await page.locator('select[aria-label="Transport"]').inputValue(), "protobuf");
-    await answerReaches(page, 2999);
+    // (The first answer also ends with 2999: wait for the second.)
+    await answerReaches(page, 2999, 2);
     await idle(page, 60000);
     assert.equal(await log(page).locator(".msg-assistant .md").count(), 2, "nothing doubled");
     assert.equal(await lastAnswer(page), expected);

@@ -121,7 +121,19 @@ pub(crate) fn actions(
         let l = live.get_value();
         let (abort, cancel, headers) = {
             let mut b = l.borrow_mut();
-            let cancel = b.events_url.as_deref().map(cancel_url);
+            // A CopilotKit runtime's run goes on without its connection too: its stop route.
+            let runtime_stop = || {
+                let running = b.pipeline.is_some();
+                let url = b.options.url.get_untracked();
+                running
+                    .then(|| super::copilotkit::stop_url(&url, &b.w.thread_id.get_untracked()))
+                    .flatten()
+            };
+            let cancel = b
+                .events_url
+                .as_deref()
+                .map(cancel_url)
+                .or_else(runtime_stop);
             (b.abort.take(), cancel, b.options.headers.get_untracked())
         };
         if let Some(a) = abort {

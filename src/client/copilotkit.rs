@@ -48,6 +48,16 @@ impl CopilotRuntime {
     }
 }
 
+/// Where to stop the runs of thread `thread_id` when `run_url` is a runtime agent's run endpoint
+/// (`{base}/agent/{id}/run`): `{base}/agent/{id}/stop/{threadId}`. A runtime's run does not
+/// end with its connection (another client may `connect` to it), so Stop must say so.
+pub fn stop_url(run_url: &str, thread_id: &str) -> Option<String> {
+    let agent = run_url.trim().trim_end_matches('/').strip_suffix("/run")?;
+    let id = &agent[agent.rfind("/agent/")? + "/agent/".len()..];
+    (!id.is_empty() && !id.contains('/') && !thread_id.is_empty())
+        .then(|| format!("{agent}/stop/{}", crate::wire::encode_segment(thread_id)))
+}
+
 /// The runtime base an Agent URL may name: the URL itself (without a trailing `/`), or, for an
 /// agent's run endpoint (`…/agent/{id}/run`), the part before `/agent/`. None for an empty URL.
 pub fn runtime_base(url: &str) -> Option<String> {
@@ -101,6 +111,28 @@ pub fn parse_info(base: &str, info: &Value) -> Option<CopilotRuntime> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_runtime_run_is_stopped_at_its_agents_stop_route() {
+        use super::stop_url;
+        assert_eq!(
+            stop_url("http://h/api/copilotkit/agent/demo/run", "t 1/x").as_deref(),
+            Some("http://h/api/copilotkit/agent/demo/stop/t%201%2Fx")
+        );
+        assert_eq!(
+            stop_url("/ck/agent/a/run/", "t").as_deref(),
+            Some("/ck/agent/a/stop/t")
+        );
+        for url in [
+            "/api/agents/demo",
+            "/ck/agent//run",
+            "/ck/agent/a/b/run",
+            "/ck/run",
+        ] {
+            assert_eq!(stop_url(url, "t"), None, "{url}");
+        }
+        assert_eq!(stop_url("/ck/agent/a/run", ""), None);
+    }
+
     use super::*;
     use serde_json::json;
 

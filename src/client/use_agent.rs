@@ -37,7 +37,13 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
             ..RunView::default()
         }),
         error: RwSignal::new(options.failed_run.as_ref().map(|(_, e)| e.clone())),
-        connection: RwSignal::new(Connection::Idle),
+        // A run that was going when the page was rendered is followed at once after hydration:
+        // the page shows it as running from the first paint, so Send cannot race it.
+        connection: RwSignal::new(if options.follow_run.is_some() {
+            Connection::Connecting
+        } else {
+            Connection::Idle
+        }),
         events: RwSignal::new(Vec::new()),
         warnings: RwSignal::new(Vec::new()),
         thread_id: RwSignal::new(options.initial_thread_id.clone().unwrap_or_default()),

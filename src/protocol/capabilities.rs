@@ -230,5 +230,16 @@ pub fn reasons(caps: &Value) -> bool {
     flag(caps, &["reasoning", "supported"]) != Some(false)
 }
 
+/// Whether an interrupt on a tool call may be answered with edited arguments: false only when
+/// `humanInTheLoop.approveWithEdits` is declared false.
+pub fn approves_with_edits(caps: &Value) -> bool {
+    flag(caps, &["humanInTheLoop", "approveWithEdits"]) != Some(false)
+}
+
+/// Whether the agent declares its reasoning encrypted (`reasoning.encrypted: true`).
+pub fn encrypted_reasoning(caps: &Value) -> bool {
+    flag(caps, &["reasoning", "encrypted"]) == Some(true)
+}
+
 #[cfg(test)]
 mod tests;

@@ -215,6 +215,7 @@ impl Runs {
             owner: owner.clone(),
             cancel: cancel.clone(),
             log: log.clone(),
+            side,
         };
         // Checked again with the registry locked: two users racing for a new thread id.
         self.registry

@@ -15,6 +15,7 @@ use leptos_router::{path, SsrMode};
 
 use crate::client::history::use_history;
 use crate::client::session::SendInput;
+use crate::ui::agent_caps::{AgentCaps, ReasoningToggle};
 use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
@@ -121,12 +122,15 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
     };
     let url = Signal::derive(move || store.current().url.get());
     let set_url = Callback::new(move |u: String| store.current_untracked().url.set(u));
+    let caps = AgentCaps::provide(agents, url);
+    let show_reasoning = RwSignal::new(true);
 
     view! {
         <div
             class="studio"
             class:with-state=move || show_state.get()
             class:with-events=move || show_events.get()
+            class:hide-reasoning=move || !show_reasoning.get()
         >
             <a class="skip-link" href="#composer-input" on:click=skip_to_message>
                 "Skip to message"
@@ -158,6 +162,7 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                     >
                         "Events"
                     </button>
+                    <ReasoningToggle caps shown=show_reasoning/>
                     <ThemeToggle/>
                     {signed_in
                         .then(|| {
@@ -182,7 +187,7 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
                 <ThreadList store/>
                 {move || {
                     let thread = store.current();
-                    view! { <ThreadView thread agents panels/> }
+                    view! { <ThreadView thread agents caps panels/> }
                 }}
             </div>
         </div>
@@ -236,6 +241,7 @@ fn focus_id(_id: &str) {
 fn ThreadView(
     thread: ThreadRecord,
     agents: Resource<Vec<AgentSummary>>,
+    caps: AgentCaps,
     panels: Panels,
 ) -> impl IntoView {
     let Panels {
@@ -269,16 +275,7 @@ fn ThreadView(
         show_events.into(),
     );
     let url: Signal<String> = thread.url.into();
-    // What the selected agent declares; an agent typed by URL declares nothing (unknown), and
-    // unknown allows.
-    let attachments_allowed = Signal::derive(move || {
-        let u = url.get();
-        agents.with(|list| {
-            list.as_ref()
-                .and_then(|l| l.iter().find(|a| a.url == u))
-                .is_none_or(|a| crate::protocol::capabilities::accepts_attachments(&a.capabilities))
-        })
-    });
+    let attachments_allowed = Signal::derive(move || caps.attachments());
     // A message typed while an approval waits is queued, never sent past it (the agent would
     // never get an answer to the pending call): it goes once the approval is answered and the
     // run that answer starts has ended. The composer says so.

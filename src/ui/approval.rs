@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use crate::client::session::{Approval, ApprovalKind};
+use crate::ui::agent_caps::approval_edits_allowed;
 use crate::ui::render_hints::JsonView;
 use crate::ui::schema_form::values::{apply_defaults, infer_schema};
 use crate::ui::schema_form::{EditorState, SchemaEditor};
@@ -59,7 +60,9 @@ pub fn ApprovalCard(
         args_schema,
     } = approval;
     let form_schema = response_schema.filter(|s| !is_approval_schema(s));
-    let editable = matches!(args, Value::Object(_) | Value::Array(_)) && form_schema.is_none();
+    let editable = matches!(args, Value::Object(_) | Value::Array(_))
+        && form_schema.is_none()
+        && approval_edits_allowed(kind == ApprovalKind::Interrupt);
     let editing = RwSignal::new(false);
     let token = id.replace(|c: char| !c.is_ascii_alphanumeric(), "-");
     // Set once answered, so a second click does nothing; cleared after a while in case the

@@ -3,6 +3,7 @@
 
 pub mod a2ui;
 pub mod activity;
+pub mod agent_caps;
 pub mod agent_picker;
 pub mod app;
 pub mod approval;

@@ -193,6 +193,46 @@ fn approvals_offer_approve_reject_and_edit() {
     }
 }
 
+/// An interrupt on a tool call offers "Edit arguments" unless the page's agent declares
+/// `humanInTheLoop.approveWithEdits: false`; the studio's own approvals always do.
+#[test]
+fn approval_edits_follow_the_agents_capabilities() {
+    let card = |kind: ApprovalKind, caps: Option<serde_json::Value>| {
+        render(move || {
+            if let Some(doc) = caps.clone() {
+                provide_context(crate::ui::agent_caps::AgentCaps::fixed(doc));
+            }
+            let approval = Approval {
+                id: "i1".into(),
+                kind,
+                tool_call_id: Some("c1".into()),
+                tool_name: "send_email".into(),
+                args: json!({"to": "a@example.com"}),
+                message: None,
+                risk: None,
+                response_schema: None,
+                args_schema: None,
+            };
+            view! {
+                <ApprovalCard approval on_approve=|_| {} on_reject=|_| {} on_answer=|_| {}/>
+            }
+            .into_any()
+        })
+    };
+    let no_edits = json!({"humanInTheLoop": {"interrupts": true, "approveWithEdits": false}});
+    let edits = json!({"humanInTheLoop": {"interrupts": true, "approveWithEdits": true}});
+    let edit = ">Edit arguments<";
+    assert!(!card(ApprovalKind::Interrupt, Some(no_edits.clone())).contains(edit));
+    assert!(card(ApprovalKind::Interrupt, Some(edits)).contains(edit));
+    assert!(
+        card(ApprovalKind::Interrupt, Some(json!({}))).contains(edit),
+        "unknown allows"
+    );
+    assert!(card(ApprovalKind::Interrupt, None).contains(edit));
+    let own = card(ApprovalKind::InStream, Some(no_edits));
+    assert!(own.contains(edit) && own.contains(">Approve<"), "{own}");
+}
+
 #[test]
 fn interrupts_with_a_schema_render_a_form() {
     let approval = Approval {

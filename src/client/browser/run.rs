@@ -235,23 +235,36 @@ pub(super) fn follow_run(l: &Shared, run_id: String) {
         return;
     };
     let signal = controller.signal();
+    let url = crate::wire::run_url(&run_id);
     let generation = {
         let mut b = l.borrow_mut();
         b.generation += 1;
         b.abort = Some(controller);
+        // Stop before the run's input has come still cancels the run on the server.
+        b.events_url = Some(format!("{url}/events"));
         b.generation
     };
+    // The page was rendered as running (see `use_agent`); it stays so until the run is read.
+    w.connection.set(Connection::Connecting);
     let l = l.clone();
     leptos::task::spawn_local(async move {
-        let url = crate::wire::run_url(&run_id);
-        let Ok(Some(detail)) = get_json::<RunDetail>(&url, &headers).await else {
-            return;
-        };
+        let detail = get_json::<RunDetail>(&url, &headers).await;
         {
             let mut b = l.borrow_mut();
             if b.generation != generation || b.pipeline.is_some() {
                 return;
             }
+            // Stopped meanwhile, or the run is gone: the stored thread is what there is.
+            let detail = match detail {
+                Ok(Some(detail)) if !signal.aborted() => detail,
+                _ => {
+                    b.events_url = None;
+                    b.abort = None;
+                    drop(b);
+                    w.connection.set(Connection::Idle);
+                    return;
+                }
+            };
             let input = detail.input;
             let mut pipeline = Pipeline::for_input(&input, PipelineOptions::default());
             // The thread's render hints stay (the run's own are replaced as it replays).

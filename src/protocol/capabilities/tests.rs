@@ -85,12 +85,17 @@ fn lists_strings_and_open_values_are_bounded() {
 fn readers_say_no_only_for_an_explicit_false() {
     let unknown = json!({});
     assert!(accepts_attachments(&unknown) && supports_hitl(&unknown) && reasons(&unknown));
+    assert!(approves_with_edits(&unknown) && !encrypted_reasoning(&unknown));
     let none = json!({
         "multimodal": {"input": {"image": false, "audio": false, "video": false, "pdf": false, "file": false}},
-        "humanInTheLoop": {"supported": false},
+        "humanInTheLoop": {"supported": false, "approveWithEdits": false},
         "reasoning": {"supported": false}
     });
     assert!(!accepts_attachments(&none) && !supports_hitl(&none) && !reasons(&none));
+    assert!(!approves_with_edits(&none));
+    assert!(encrypted_reasoning(
+        &json!({"reasoning": {"encrypted": true}})
+    ));
     // One kind accepted, or one left undeclared: attachments may work.
     assert!(accepts_attachments(
         &json!({"multimodal": {"input": {"image": true, "audio": false}}})

@@ -112,6 +112,11 @@ impl RunLog {
         inner.first + inner.events.len() as u64 - 1
     }
 
+    /// Whether the run has ended (its log takes no more events).
+    pub(super) fn has_ended(&self) -> bool {
+        self.inner.lock().ended
+    }
+
     pub(super) fn end(&self) {
         self.inner.lock().ended = true;
         self.notify.notify_waiters();

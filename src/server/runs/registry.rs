@@ -18,6 +18,8 @@ pub struct ActiveRun {
     pub owner: User,
     pub cancel: CancellationToken,
     pub log: Arc<RunLog>,
+    /// A side run (an MCP request the agent proxies): no part of its thread's conversation.
+    pub side: bool,
 }
 
 /// How many runs may be in progress.
@@ -98,13 +100,13 @@ impl Registry {
         self.active.lock().get(run_id).map(|r| r.log.clone())
     }
 
-    /// The runs in progress on `thread_id` (a thread has one, plus any side runs): their ids
-    /// and event logs.
+    /// The runs in progress on `thread_id`, side runs left out (a thread has one at most, but
+    /// a run that just ended may not have left yet): their ids and event logs.
     pub fn on_thread(&self, thread_id: &str) -> Vec<(String, Arc<RunLog>)> {
         self.active
             .lock()
             .iter()
-            .filter(|(_, r)| r.thread_id == thread_id)
+            .filter(|(_, r)| r.thread_id == thread_id && !r.side)
             .map(|(id, r)| (id.clone(), r.log.clone()))
             .collect()
     }

@@ -28,12 +28,18 @@ pub fn RuntimeAgents(
     let loading = RwSignal::new(false);
     // A hosted AG-UI agent is no runtime; anything else may be.
     let offered = move || !url.get().starts_with("/api/agents/");
+    // Only the last click's answer counts, and only while the Agent URL is still the one it was
+    // asked for: a slow runtime never overwrites a URL typed since.
+    let asked = StoredValue::new(0u64);
     let load = move |_| {
-        let Some(base) = crate::client::copilotkit::runtime_base(&url.get_untracked()) else {
+        let asked_for = url.get_untracked();
+        let Some(base) = crate::client::copilotkit::runtime_base(&asked_for) else {
             status.set("Type the runtime's URL first.".into());
             return;
         };
-        let _headers = header.for_url(&url.get_untracked());
+        let _headers = header.for_url(&asked_for);
+        asked.update_value(|n| *n += 1);
+        let _ticket = asked.get_value();
         loading.set(true);
         status.set(format!("Asking {base}/info…"));
         #[cfg(feature = "hydrate")]
@@ -45,7 +51,16 @@ pub fn RuntimeAgents(
                 MAX_INFO_BYTES,
             )
             .await;
+            if asked.get_value() != _ticket {
+                return;
+            }
             loading.set(false);
+            if url.get_untracked() != asked_for {
+                status.set(format!(
+                    "The answer of {base}/info came after the Agent URL changed: not applied."
+                ));
+                return;
+            }
             let found = match &info {
                 Ok(v) => parse_info(&base, v),
                 Err(_) => None,
