@@ -54,17 +54,47 @@ fn the_frame_loader_is_public_and_serves_its_own_policy() {
 }
 
 #[test]
-fn a_proxied_mcp_request_answers_in_the_result_and_leaves_no_thread() {
+fn a_proxied_mcp_request_answers_in_the_result_and_leaves_the_thread_as_it_was() {
     common::run(async {
         let (addr, _) = start_server(&["--demo-delay-ms", "0"]).await;
-        let body = json!({
-            "threadId": "t-side", "runId": "r-side", "messages": [],
-            "forwardedProps": {"__proxiedMCPRequest": {
-                "serverHash": "c31c417788059664abad85cc394a16d4",
-                "method": "resources/read", "params": {"uri": "ui://agui-studio/dice"}}}
-        })
-        .to_string();
-        let r = request(addr, "POST", "/api/agents/demo", &[], Some(body.as_bytes())).await;
+        let side_run = |thread: &str, run: &str, uri: &str| {
+            json!({
+                "threadId": thread, "runId": run, "messages": [],
+                "forwardedProps": {"__proxiedMCPRequest": {
+                    "serverHash": "c31c417788059664abad85cc394a16d4",
+                    "method": "resources/read", "params": {"uri": uri}}}
+            })
+            .to_string()
+        };
+        let turn = |thread: &str, run: &str, text: &str| {
+            json!({"threadId": thread, "runId": run,
+                "messages": [{"id": format!("u-{run}"), "role": "user", "content": text}]})
+            .to_string()
+        };
+        let post = |body: String| async move {
+            request(addr, "POST", "/api/agents/demo", &[], Some(body.as_bytes())).await
+        };
+        // Only in a thread that shows the server's app: not in one there is none of (and none
+        // is made), nor in one without that app.
+        let dice = "ui://agui-studio/dice";
+        let r = post(side_run("t-none", "r-s1", dice)).await;
+        assert_eq!(r.status, 404, "{}", r.body);
+        assert!(r.body.contains("no MCP App"), "{}", r.body);
+        let t = request(addr, "GET", "/api/threads/t-none", &[], None).await;
+        assert_eq!(t.status, 404, "{}", t.body);
+        assert_eq!(post(turn("t-plain", "r-p", "hello")).await.status, 200);
+        let r = post(side_run("t-plain", "r-s2", dice)).await;
+        assert_eq!(r.status, 404, "{}", r.body);
+        // A thread whose run showed the app: the view's HTML, and the conversation unchanged.
+        let r = post(turn("t-app", "r-a", "mcp_app")).await;
+        assert_eq!(r.status, 200);
+        assert!(r.body.contains("mcp-apps"), "{}", r.body);
+        // The run's end is written after its last event was sent.
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let before = request(addr, "GET", "/api/threads/t-app", &[], None)
+            .await
+            .body;
+        let r = post(side_run("t-app", "r-s3", dice)).await;
         assert_eq!(r.status, 200, "{}", r.body);
         let evs = events(&r.body);
         let last = evs.last().unwrap();
@@ -72,37 +102,12 @@ fn a_proxied_mcp_request_answers_in_the_result_and_leaves_no_thread() {
         let contents = &last["result"]["contents"][0];
         assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
         assert!(contents["text"].as_str().unwrap().contains("ui/initialize"));
-        // No thread was made or touched; the thread list is empty.
-        let t = request(addr, "GET", "/api/threads/t-side", &[], None).await;
-        assert_eq!(t.status, 404, "{}", t.body);
-        let list = request(addr, "GET", "/api/threads", &[], None).await;
-        assert_eq!(list.status, 200);
-        assert!(!list.body.contains("t-side"), "{}", list.body);
-        // A side run on a thread with a conversation leaves that conversation as it was.
-        let turn = json!({"threadId": "t-real", "runId": "r-1",
-            "messages": [{"id": "u1", "role": "user", "content": "hello"}]})
-        .to_string();
-        let r = request(addr, "POST", "/api/agents/demo", &[], Some(turn.as_bytes())).await;
-        assert_eq!(r.status, 200);
-        // The run's end is written after its last event was sent.
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        let before = request(addr, "GET", "/api/threads/t-real", &[], None)
-            .await
-            .body;
-        let side = body
-            .replace("t-side", "t-real")
-            .replace("r-side", "r-side-2");
-        let r = request(addr, "POST", "/api/agents/demo", &[], Some(side.as_bytes())).await;
-        assert_eq!(r.status, 200, "{}", r.body);
-        let after = request(addr, "GET", "/api/threads/t-real", &[], None)
+        let after = request(addr, "GET", "/api/threads/t-app", &[], None)
             .await
             .body;
         assert_eq!(before, after);
         // An unknown resource is a RUN_ERROR, not a result.
-        let bad = body
-            .replace("ui://agui-studio/dice", "ui://nope")
-            .replace("r-side", "r-side-3");
-        let r = request(addr, "POST", "/api/agents/demo", &[], Some(bad.as_bytes())).await;
+        let r = post(side_run("t-app", "r-s4", "ui://nope")).await;
         let evs = events(&r.body);
         assert_eq!(evs.last().unwrap()["type"], "RUN_ERROR", "{}", r.body);
     });

@@ -176,14 +176,6 @@ async fn an_mcp_app_of_a_python_sdk_server_end_to_end() {
             "has no tool",
         ),
         (
-            json!({"serverId": "everything", "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "x"}}}),
-            "MCP server 'everything' has no app",
-        ),
-        (
-            json!({"serverId": "everything", "method": "resources/read", "params": {"uri": "ui://py/counter"}}),
-            "has no app",
-        ),
-        (
             json!({"serverId": "py", "method": "tools/call", "params": {"name": "secret"}}),
             "not visible to apps",
         ),
@@ -196,10 +188,6 @@ async fn an_mcp_app_of_a_python_sdk_server_end_to_end() {
             "not allowed",
         ),
         (
-            json!({"serverId": "nobody", "method": "ping"}),
-            "unknown MCP server 'nobody'",
-        ),
-        (
             json!({"serverId": "py", "method": "tools/call", "params": {"name": "bump", "arguments": big_args}}),
             "at most 65536",
         ),
@@ -210,6 +198,34 @@ async fn an_mcp_app_of_a_python_sdk_server_end_to_end() {
         (json!("resources/read"), "must be an object"),
     ] {
         refused(&proxied(addr, req).await, "INVALID_INPUT", says);
+    }
+    // Servers whose app the thread does not show (a server without apps, an unknown one), and a
+    // thread there is none of, are refused before a stream: 404 with a JSON body.
+    for (thread, req) in [
+        (
+            "t-app",
+            json!({"serverId": "everything", "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "x"}}}),
+        ),
+        (
+            "t-app",
+            json!({"serverId": "everything", "method": "resources/read", "params": {"uri": "ui://py/counter"}}),
+        ),
+        ("t-app", json!({"serverId": "nobody", "method": "ping"})),
+        ("t-other", json!({"serverId": "py", "method": "ping"})),
+    ] {
+        let body = json!({"threadId": thread, "runId": format!("r-{}", rand_id()),
+            "messages": [], "tools": [], "forwardedProps": {"__proxiedMCPRequest": req}});
+        let r = common::request(
+            addr,
+            "POST",
+            "/api/agents/gpt",
+            &[],
+            Some(body.to_string().as_bytes()),
+        )
+        .await;
+        assert_eq!(r.status, 404, "{req}: {}", r.body);
+        let err: Value = serde_json::from_str(&r.body).expect("a JSON body");
+        assert!(err.to_string().contains("no MCP App"), "{err}");
     }
     // The model was called twice, never for a proxied request.
     assert_eq!(seen.lock().unwrap().len(), 2);

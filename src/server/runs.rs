@@ -42,6 +42,7 @@ mod observers;
 mod registry;
 mod resume;
 mod retry;
+mod side;
 #[cfg(test)]
 mod tests;
 mod thread_cache;
@@ -167,6 +168,16 @@ impl Runs {
         // Before anything is stored: a refused request leaves no run behind.
         agent.check_input(&input, &settings)?;
         let side = input.is_proxied_mcp_request();
+        if side {
+            let thread = &input.thread_id;
+            let conv = match self.owns_thread(&owner, thread).await {
+                true => self.load_thread(thread).await,
+                false => None,
+            };
+            if !conv.is_some_and(|c| side::names_an_app_of(&c, &input)) {
+                return Err(side::no_app(thread));
+            }
+        }
         let agent = match side {
             true => agent,
             false => match self.check_resume(&input).await? {
