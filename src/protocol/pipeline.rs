@@ -78,6 +78,11 @@ pub struct Pipeline {
     skip_through: Option<u64>,
     /// Set when the body is the protobuf binding instead of SSE.
     binary: Option<binary::Frames>,
+    /// `error` came from a decoder's bound (an SSE line or a protobuf frame past its limit),
+    /// not from what the events said.
+    over_a_bound: bool,
+    /// How the last body ended inside a protobuf frame, if it did (a cut connection).
+    cut_inside_frame: Option<String>,
 }
 
 impl Pipeline {
@@ -97,6 +102,8 @@ impl Pipeline {
             last_event_id: None,
             skip_through: None,
             binary: None,
+            over_a_bound: false,
+            cut_inside_frame: None,
         }
     }
 
@@ -121,6 +128,19 @@ impl Pipeline {
         self.error_code
     }
 
+    /// Whether the fatal error is a decoder's bound (an SSE line or a protobuf frame past its
+    /// size limit, a protobuf event nested past its limit): too much at once, not a protocol
+    /// question.
+    pub fn exceeded_a_bound(&self) -> bool {
+        self.error.is_some() && self.over_a_bound
+    }
+
+    /// How the body ended inside a protobuf frame, if it did ([`Pipeline::finish`] says so
+    /// here; the stream is then truncated).
+    pub fn cut_inside_frame(&self) -> Option<&str> {
+        self.cut_inside_frame.as_deref()
+    }
+
     pub fn outcome(&self) -> StreamOutcome {
         if self.error.is_some() {
             StreamOutcome::Failed
@@ -142,7 +162,7 @@ impl Pipeline {
         match self.decoder.push(bytes) {
             Ok(frames) => self.push_frames(frames),
             Err(e) => {
-                self.fail(format!("SSE decoding failed: {e}"));
+                self.fail_on_bound(format!("SSE decoding failed: {e}"));
                 Vec::new()
             }
         }
@@ -155,8 +175,7 @@ impl Pipeline {
         }
         self.finished = true;
         let mut out = if self.binary.is_some() {
-            // A frame the end cut short is what a broken connection leaves: truncated.
-            self.binary = self.binary.take().map(binary::Frames::restart);
+            self.finish_binary();
             Vec::new()
         } else {
             self.finish_sse()
@@ -187,7 +206,7 @@ impl Pipeline {
                 self.push_frames(frames)
             }
             Err(e) => {
-                self.fail(format!("SSE decoding failed: {e}"));
+                self.fail_on_bound(format!("SSE decoding failed: {e}"));
                 Vec::new()
             }
         }
@@ -323,6 +342,13 @@ impl Pipeline {
         if self.error.is_none() {
             self.error = Some(error);
         }
+    }
+
+    fn fail_on_bound(&mut self, error: String) {
+        if self.error.is_none() {
+            self.over_a_bound = true;
+        }
+        self.fail(error);
     }
 }
 

@@ -64,6 +64,7 @@ impl Pipeline {
                     .and_then(|id| id.trim().parse::<u64>().ok())
                     .unwrap_or(0);
                 self.skip_through = None;
+                self.cut_inside_frame = None;
                 self.binary = Some(Frames {
                     decoder: FrameDecoder::new(),
                     next_id: last + 1,
@@ -84,7 +85,7 @@ impl Pipeline {
         let payloads = match frames.decoder.push(bytes) {
             Ok(p) => p,
             Err(e) => {
-                self.fail(format!("protobuf decoding failed: {e}"));
+                self.fail_on_bound(format!("protobuf decoding failed: {e}"));
                 return Vec::new();
             }
         };
@@ -107,10 +108,24 @@ impl Pipeline {
                 Err(ProtoError::UnknownEventType) => self
                     .warnings
                     .push("dropped a protobuf event of a type this build does not know".into()),
+                Err(e @ ProtoError::TooManyMessages(_)) => {
+                    self.fail_on_bound(format!("protobuf decoding failed: {e}"))
+                }
                 Err(e) => self.fail(format!("protobuf decoding failed: {e}")),
             }
         }
         out
+    }
+
+    /// The body ended: a frame it cut short is what a broken connection leaves (the stream is
+    /// truncated, and [`Pipeline::cut_inside_frame`] says so); a resume starts a new frame.
+    pub(super) fn finish_binary(&mut self) {
+        if let Some(mut frames) = self.binary.take() {
+            if let Err(e) = frames.decoder.finish() {
+                self.cut_inside_frame = Some(e.to_string());
+            }
+            self.binary = Some(frames.restart());
+        }
     }
 }
 
@@ -221,6 +236,9 @@ mod tests {
         p.push_bytes(&bytes[..bytes.len() - 3]);
         p.finish();
         assert_eq!(p.outcome(), StreamOutcome::Truncated);
+        let cut = p.cut_inside_frame().unwrap_or("");
+        assert!(cut.contains("ended inside a protobuf frame"), "{cut}");
+        assert!(!p.exceeded_a_bound());
         assert!(matches!(p.conversation.run, RunStatus::Running { .. }));
     }
 
@@ -235,6 +253,7 @@ mod tests {
             "{:?}",
             p.error()
         );
+        assert!(p.exceeded_a_bound());
     }
 
     #[test]
@@ -248,6 +267,7 @@ mod tests {
             "{:?}",
             p.error()
         );
+        assert!(!p.exceeded_a_bound(), "a protocol question, not a bound");
     }
 
     #[test]

@@ -27,6 +27,7 @@ use super::upstream::UpstreamMeter;
 use super::{Agent, AgentError, AgentInfo, RunContext, RunEnd};
 use crate::protocol::compat::prepare_request;
 use crate::protocol::event::EventKind;
+use crate::protocol::pipeline::binary::BodyKind;
 use crate::protocol::pipeline::{Delivered, Pipeline, PipelineOptions};
 use crate::protocol::types::{RunOutcome, TokenUsage};
 use crate::wire::RunErrorCode;
@@ -85,7 +86,7 @@ impl ProxyAgent {
         host_of(&self.spec.url)
     }
 
-    async fn open(&self, ctx: &RunContext) -> Result<(Response, feed::Feed), AgentError> {
+    async fn open(&self, ctx: &RunContext) -> Result<(Response, BodyKind), AgentError> {
         let input = serde_json::to_value(&ctx.input).map_err(|e| {
             AgentError::failed(
                 crate::wire::RunErrorCode::InternalError,
@@ -159,7 +160,7 @@ impl ProxyAgent {
                 ),
             ));
         };
-        if self.spec.transport == spec::Transport::Proto && matches!(feed, feed::Feed::Sse) {
+        if self.spec.transport == spec::Transport::Proto && feed == BodyKind::Sse {
             tracing::info!(run = %ctx.run_id(), host = %self.host(), "asked for protobuf, the foreign agent answered SSE; reading SSE");
         }
         Ok((response, feed))
@@ -198,11 +199,12 @@ impl ProxyAgent {
         &self,
         ctx: &mut RunContext,
         response: Response,
-        feed: feed::Feed,
+        feed: BodyKind,
     ) -> Result<RunEnd, AgentError> {
         let mut pipeline = Pipeline::for_input(&ctx.input, PipelineOptions::default());
+        pipeline.expect_body(feed);
         pipeline.conversation.state_limits = ctx.settings.state_limits;
-        let end = self.pump(ctx, &mut pipeline, response, feed).await;
+        let end = self.pump(ctx, &mut pipeline, response).await;
         // Each distinct warning once, with a count: a legacy agent warns on every event.
         let mut counts = std::collections::BTreeMap::<&str, usize>::new();
         for w in &pipeline.warnings {
@@ -219,7 +221,6 @@ impl ProxyAgent {
         ctx: &mut RunContext,
         pipeline: &mut Pipeline,
         response: Response,
-        mut feed: feed::Feed,
     ) -> Result<RunEnd, AgentError> {
         let mut relay = Relay {
             quirks: Quirks::for_input(&ctx.input),
@@ -242,13 +243,12 @@ impl ProxyAgent {
                 Some(Ok(bytes)) => {
                     // Counted before decoding: nothing past the limit is parsed or relayed.
                     meter.bytes(bytes.len())?;
-                    let (delivered, failure) = feed.push(pipeline, &bytes, &who);
-                    (delivered, false, failure)
+                    (pipeline.push_bytes(&bytes), false, None)
                 }
                 Some(Err(e)) => {
                     // Whatever the broken connection left undelivered is lost; what came is
                     // forwarded, then the run ends as truncated (or as it already ended).
-                    let (delivered, _) = feed.finish(pipeline, &who);
+                    let delivered = pipeline.finish();
                     meter.events(delivered.len())?;
                     relay.forward(ctx, delivered).await?;
                     self.check(pipeline, &relay)?;
@@ -276,7 +276,13 @@ impl ProxyAgent {
                     });
                 }
                 None => {
-                    let (delivered, cut) = feed.finish(pipeline, &who);
+                    let delivered = pipeline.finish();
+                    let cut = pipeline.cut_inside_frame().map(|e| {
+                        AgentError::failed(
+                            RunErrorCode::ForeignStreamTruncated,
+                            format!("{who}: {e}"),
+                        )
+                    });
                     (delivered, true, cut)
                 }
             };
@@ -330,9 +336,8 @@ impl ProxyAgent {
             .map(str::to_string)
             .or_else(|| relay.violation.clone());
         match error {
-            // The SSE decoder fails only on a line or frame past its size limit: a bound, not
-            // a protocol question (the pipeline reports it as text, under this prefix).
-            Some(e) if e.starts_with("SSE decoding failed") => Err(AgentError::failed(
+            // A line or frame past its size limit: a bound, not a protocol question.
+            Some(e) if pipeline.exceeded_a_bound() => Err(AgentError::failed(
                 RunErrorCode::UpstreamLimit,
                 format!(
                     "the foreign agent at {} sent too much at once: {e}",
@@ -523,7 +528,7 @@ impl Agent for ProxyAgent {
             // Not read at start (the foreign agent was down): try again, in the background.
             self.foreign.refresh(&self.client, &self.spec);
             let (response, feed) = self.open(ctx).await?;
-            tracing::debug!(run = %ctx.run_id(), format = feed.name(), "foreign stream");
+            tracing::debug!(run = %ctx.run_id(), format = feed::name(feed), "foreign stream");
             self.relay(ctx, response, feed).await
         })
     }

@@ -41,7 +41,7 @@ fn only_an_event_stream_or_protobuf_content_type_is_read() {
         h.insert(CONTENT_TYPE, HeaderValue::from_static(v));
         h
     };
-    let name = |h: &HeaderMap| feed::detect(h).map(|f| f.name());
+    let name = |h: &HeaderMap| feed::detect(h).map(feed::name);
     assert_eq!(name(&with("text/event-stream")), Some("SSE"));
     assert_eq!(name(&with("Text/Event-Stream; charset=utf-8")), Some("SSE"));
     assert_eq!(

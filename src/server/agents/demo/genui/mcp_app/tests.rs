@@ -3,13 +3,16 @@
 
 use serde_json::{json, Value};
 
-use super::super::super::testing::{assert_clean, input_for, run_prepared, run_scenario, types};
+use super::super::super::testing::{
+    assert_clean, input_for, run_input, run_scenario, settings, types,
+};
 use super::super::tests::{activities, the_call};
 use super::{
     proxied_result, roll, APP_MIME, DICE_HTML, DICE_TOOL, DICE_URI, MCP_APPS_ACTIVITY, SERVER_HASH,
     SERVER_ID,
 };
 use crate::protocol::pipeline::StreamOutcome;
+use crate::protocol::types::RunAgentInput;
 use crate::wire::RunErrorCode;
 
 #[tokio::test]
@@ -40,16 +43,30 @@ async fn mcp_app_calls_a_tool_then_links_its_view() {
     assert_eq!(c["result"]["content"][0]["type"], "text");
 }
 
-/// A run carrying only `forwardedProps.__proxiedMCPRequest = request`.
+/// A run carrying only `forwardedProps.__proxiedMCPRequest = request`, in a thread whose first
+/// run showed the app (side runs are answered only there).
 async fn proxied(
     request: Value,
 ) -> (
     Vec<crate::protocol::event::Event>,
     crate::protocol::pipeline::Pipeline,
 ) {
-    let mut input = input_for("chat");
+    let runs = crate::server::runs::Runs::new();
+    let first = input_for("mcp_app");
+    let thread = first.thread_id.clone();
+    let (_, p) = run_input(&runs, first, settings()).await;
+    assert_eq!(activities(&p).len(), 1, "the app is shown");
+    let side_run = format!("{}-side", p.conversation.messages.len());
+    let mut input = RunAgentInput::new(thread, format!("run-{side_run}-{}", rand_suffix()));
     input.forwarded_props = json!({"__proxiedMCPRequest": request});
-    run_prepared(input).await
+    run_input(&runs, input, settings()).await
+}
+
+/// A suffix no other run of the process has.
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
 }
 
 #[tokio::test]
@@ -97,6 +114,27 @@ async fn the_apps_tools_call_comes_back_the_same_way() {
         .starts_with("Rolled 4d6: "));
 }
 
+/// A request naming a server whose app the thread does not show (an unknown one, none at all)
+/// is refused before any run starts, as in a thread without the app.
+#[tokio::test]
+async fn a_request_naming_no_app_of_the_thread_is_refused_before_the_run() {
+    let runs = crate::server::runs::Runs::new();
+    for req in [
+        json!({"serverHash": "0000", "method": "resources/read", "params": {"uri": DICE_URI}}),
+        json!({"method": "resources/read", "params": {"uri": DICE_URI}}),
+        json!({"serverHash": SERVER_HASH, "method": "resources/read", "params": {"uri": DICE_URI}}),
+    ] {
+        let mut input = input_for("chat");
+        input.forwarded_props = json!({"__proxiedMCPRequest": req});
+        let agent = std::sync::Arc::new(crate::server::agents::demo::DemoAgent);
+        let refused = runs.start(agent, input, settings()).await.err();
+        assert!(
+            matches!(refused, Some(crate::server::error::ApiError::NotFound(_))),
+            "{req}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn bad_proxied_requests_fail_the_run_with_a_clear_message() {
     let long = "ui://x/".to_string() + &"a".repeat(100_000);
@@ -120,14 +158,6 @@ async fn bad_proxied_requests_fail_the_run_with_a_clear_message() {
         (
             json!({"serverHash": SERVER_HASH, "method": "resources/read", "params": "ui://agui-studio/dice"}),
             "params must be an object",
-        ),
-        (
-            json!({"serverHash": "0000", "method": "resources/read", "params": {"uri": DICE_URI}}),
-            "unknown MCP server '0000'",
-        ),
-        (
-            json!({"method": "resources/read", "params": {"uri": DICE_URI}}),
-            "unknown MCP server '(none)'",
         ),
         (
             json!({"serverHash": SERVER_HASH, "params": {"uri": DICE_URI}}),
