@@ -46,8 +46,18 @@ test("a CopilotKit runtime URL lists its agents and runs the one picked", async 
 });
 
 test("Stop on a CopilotKit runtime's run stops it on the server (its stop route)", async () => {
+  // Another server's runtime (another origin): its runs are no runs of the studio's server.
+  const runtime = await startServer(["--demo-delay-ms", "3", "--cors-origin", server.url]);
+  try {
+    await stopOnRuntime(runtime);
+  } finally {
+    stopServer(runtime);
+  }
+});
+
+async function stopOnRuntime(runtime) {
   const { page, problems } = await openPage(browser, server.url);
-  const base = `${server.url}/api/copilotkit`;
+  const base = `${runtime.url}/api/copilotkit`;
   const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
   await agentUrl.fill(base);
   await agentUrl.press("Enter");
@@ -64,7 +74,7 @@ test("Stop on a CopilotKit runtime's run stops it on the server (its stop route)
   // Aborting the request alone would leave the runtime's run going: the server says it ended.
   let status;
   for (let i = 0; i < 50; i += 1) {
-    const view = await (await fetch(`${server.url}/api/threads/${encodeURIComponent(thread)}`)).json();
+    const view = await (await fetch(`${runtime.url}/api/threads/${encodeURIComponent(thread)}`)).json();
     status = view.runs?.at(-1)?.status;
     if (status !== "running") break;
     await new Promise((r) => setTimeout(r, 100));
@@ -72,7 +82,7 @@ test("Stop on a CopilotKit runtime's run stops it on the server (its stop route)
   assert.equal(status, "cancelled");
   assert.deepEqual(problems.filter((p) => !/abort/i.test(p)), []);
   await page.close();
-});
+}
 
 test("a URL that is no CopilotKit runtime says so and lists nothing", async () => {
   const { page } = await openPage(browser, server.url);
