@@ -160,17 +160,21 @@ async fn run(cfg: &Config) -> Figures {
         }
 
         let (n, r) = (cfg.single_n, cfg.repeats);
-        println!("one stream of {n} deltas, median of {r}:");
-        let s = throughput::single(sqlite.addr, Agent::Demo, n, r).await;
-        println!("  agui-studio, SQLite:   {}", table::single(&s));
-        f.single_sqlite = Some(s);
-        let s = throughput::single(memory.addr, Agent::Demo, n, r).await;
-        println!("  agui-studio, :memory:  {}", table::single(&s));
-        f.single_memory = Some(s);
+        println!("one stream of {n} deltas, median of {r} (our two servers in turn):");
+        let ours = throughput::singles(
+            &[(sqlite.addr, Agent::Demo), (memory.addr, Agent::Demo)],
+            n,
+            r,
+        )
+        .await;
+        println!("  agui-studio, SQLite:   {}", table::single(&ours[0]));
+        println!("  agui-studio, :memory:  {}", table::single(&ours[1]));
+        f.single_sqlite = Some(ours[0]);
+        f.single_memory = Some(ours[1]);
         drop(memory);
-        let s = throughput::single(python.addr, Agent::Python, n, r).await;
-        println!("  Python SDK:            {}", table::single(&s));
-        f.single_python = Some(s);
+        let py = throughput::singles(&[(python.addr, Agent::Python)], n, r).await[0];
+        println!("  Python SDK:            {}", table::single(&py));
+        f.single_python = Some(py);
 
         for (runs, repeats, slot) in [
             (cfg.few, cfg.repeats, &mut f.few),
@@ -188,10 +192,15 @@ async fn run(cfg: &Config) -> Figures {
         }
 
         let n = cfg.proxy_n;
-        println!("proxy: `big {n}` of the Python agent, direct and through /api/agents/py, median of {r}:");
-        let direct = throughput::single(python.addr, Agent::Python, n, r).await;
+        println!("proxy: `big {n}` of the Python agent, direct and through /api/agents/py in turn, median of {r}:");
+        let both = throughput::singles(
+            &[(python.addr, Agent::Python), (sqlite.addr, Agent::Proxy)],
+            n,
+            r,
+        )
+        .await;
+        let (direct, proxied) = (both[0], both[1]);
         println!("  direct:                {}", table::single(&direct));
-        let proxied = throughput::single(sqlite.addr, Agent::Proxy, n, r).await;
         println!("  through agui-studio:   {}", table::single(&proxied));
         f.proxy = Some((proxied, direct));
     }

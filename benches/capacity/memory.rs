@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinHandle;
 
 use crate::client::{request, Scan};
 use crate::procs::Studio;
@@ -46,14 +47,19 @@ pub struct Observers {
     pub run_events: u64,
 }
 
-/// Wait until `counter` reaches `n` (polling), or panic with `what` after [`PATIENCE`].
-async fn wait_for(counter: &AtomicUsize, n: usize, what: &str) {
+/// Wait until `counter` reaches `n` (polling), or panic with `what` after [`PATIENCE`] or as
+/// soon as one of `tasks` has ended early (its panic, printed above, says why).
+async fn wait_for<T>(counter: &AtomicUsize, n: usize, what: &str, tasks: &[JoinHandle<T>]) {
     let deadline = Instant::now() + PATIENCE;
     while counter.load(Ordering::Relaxed) < n {
+        let have = counter.load(Ordering::Relaxed);
+        assert!(
+            !tasks.iter().any(JoinHandle::is_finished),
+            "{what}: a connection failed with {have} of {n} made (see the message above)"
+        );
         assert!(
             Instant::now() < deadline,
-            "{what}: only {} of {n} after {PATIENCE:?}",
-            counter.load(Ordering::Relaxed)
+            "{what}: only {have} of {n} after {PATIENCE:?}"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -112,7 +118,7 @@ pub async fn observers(studio: &Studio, n: usize, fanout_n: usize) -> Observers 
             })
         })
         .collect();
-    wait_for(&connected, n, "observers connected").await;
+    wait_for(&connected, n, "observers connected", &tasks).await;
     out.connect = start.elapsed();
     // Let the server settle (buffers, allocator) before reading its memory.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -120,7 +126,7 @@ pub async fn observers(studio: &Studio, n: usize, fanout_n: usize) -> Observers 
 
     let t0 = Instant::now();
     let run = tokio::spawn(one(addr, Agent::Demo, fanout_n));
-    wait_for(&done, n, "observers that saw the run finish").await;
+    wait_for(&done, n, "observers that saw the run finish", &tasks).await;
     let run = run.await.expect("the fanned-out run");
     assert!(run.finished, "the fanned-out run did not finish");
     out.run_events = run.events;
@@ -205,7 +211,7 @@ pub async fn approvals(studio: &Studio, n: usize) -> Approvals {
             })
         })
         .collect();
-    wait_for(&waiting, n, "runs waiting on their approval").await;
+    wait_for(&waiting, n, "runs waiting on their approval", &tasks).await;
     let setup = start.elapsed();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let during = studio.proc.rss();

@@ -59,22 +59,31 @@ pub async fn one(addr: SocketAddr, agent: Agent, n: usize) -> Drained {
         .unwrap_or_else(|e| panic!("{agent:?} run on {addr}: {e}"))
 }
 
-/// One stream at a time, `repeats` times: the median events/s, and how many did not finish.
-pub async fn single(addr: SocketAddr, agent: Agent, n: usize, repeats: usize) -> Single {
-    let mut rates = Vec::new();
-    let mut unfinished = 0;
-    for _ in 0..repeats {
-        let d = one(addr, agent, n).await;
-        unfinished += usize::from(!d.finished);
-        rates.push(d.events as f64 / d.total.as_secs_f64());
+/// One stream at a time on each target in turn, `repeats` rounds (interleaved, so a change in
+/// the machine's load touches every target alike): the median events/s of each target.
+pub async fn singles(targets: &[(SocketAddr, Agent)], n: usize, repeats: usize) -> Vec<Single> {
+    let mut rates = vec![Vec::new(); targets.len()];
+    let mut unfinished = vec![0; targets.len()];
+    for _ in 0..repeats.max(1) {
+        for (i, &(addr, agent)) in targets.iter().enumerate() {
+            let d = one(addr, agent, n).await;
+            unfinished[i] += usize::from(!d.finished);
+            rates[i].push(d.events as f64 / d.total.as_secs_f64());
+        }
     }
-    rates.sort_by(f64::total_cmp);
-    Single {
-        rate: rates[rates.len() / 2],
-        min: rates[0],
-        max: rates[rates.len() - 1],
-        unfinished,
-    }
+    rates
+        .into_iter()
+        .zip(unfinished)
+        .map(|(mut r, unfinished)| {
+            r.sort_by(f64::total_cmp);
+            Single {
+                rate: r[r.len() / 2],
+                min: r[0],
+                max: r[r.len() - 1],
+                unfinished,
+            }
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy)]
