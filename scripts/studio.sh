@@ -126,14 +126,22 @@ test_all() {
   say "all test suites passed in $((SECONDS - started)) s"
 }
 
+# BENCH_ONLY=capacity runs the capacity benchmark alone (CAPACITY_QUICK=1: small sizes, ~1 min).
 bench() {
-  say "protocol pipeline benchmark: encode, decode + reduce (release)"
-  cargo bench --bench pipeline
-  say "server benchmark: the long scenario drained over loopback (release)"
-  cargo bench --features ssr --bench server
-  say "browser benchmark: long tasks and last paint while ~2,000 deltas/s stream in (release binary)"
+  if [ "${BENCH_ONLY:-}" != capacity ]; then
+    say "protocol pipeline benchmark: encode, decode + reduce (release)"
+    cargo bench --bench pipeline
+    say "server benchmark: the long scenario drained over loopback (release)"
+    cargo bench --features ssr --bench server
+  fi
+  # The release binary and the site (the capacity benchmark reads target/site/pkg's sizes);
+  # setup also makes the Python venv with the official SDK agent.
   setup yes
   release
+  say "capacity benchmark: the release binary against the official Python SDK (~10 min; CAPACITY_QUICK=1: ~1 min)"
+  AGUI_BIN="${AGUI_BIN:-$ROOT/target/release/agui-studio}" cargo bench --features ssr --bench capacity
+  [ "${BENCH_ONLY:-}" = capacity ] && return
+  say "browser benchmark: long tasks and last paint while ~2,000 deltas/s stream in (release binary)"
   (cd end2end && node bench/longtask.mjs 20000)
 }
 

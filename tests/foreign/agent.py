@@ -333,13 +333,27 @@ async def quiet(inp, request):
     yield finished(inp)
 
 
+async def big(inp, request):
+    """`big N`: N text deltas of one message, one event per write (the capacity benchmark's load,
+    like the demo agent's `long N`)."""
+    words = last_user_text(inp).split()
+    n = next((int(w) for w in words if w.isdigit()), 1000)
+    n = min(n, 10_000_000)
+    yield started(inp)
+    yield TextMessageStartEvent(message_id="py-big", role="assistant")
+    for i in range(n):
+        yield TextMessageContentEvent(message_id="py-big", delta=f"{i} ")
+    yield TextMessageEndEvent(message_id="py-big")
+    yield finished(inp)
+
+
 BEHAVIOURS = {
     f.__name__: f
     for f in [
         text, echo, tools, state, reasoning, pending, result, chunks, legacy, other_ids, error,
         other_thread, switch_thread, mismatched_run, duplicate_interrupts, cut_terminal,
         error_nocode, late_error, broken, malformed, after_terminal, second_run, truncated, empty,
-        linger, slow, quiet,
+        linger, slow, quiet, big,
     ]
 }
 

@@ -1,0 +1,304 @@
+//! A small HTTP/1.1 client over a raw tokio `TcpStream`, one connection per request
+//! (`Connection: close`). It is cheap enough to hold ten thousand open streams in the benchmark's
+//! own process and to drain a fast stream without becoming the bottleneck: bodies are de-chunked
+//! and scanned byte by byte for SSE `data:` lines and a few markers, never parsed as JSON.
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Longest response head accepted (a bound on what a server can make the client buffer).
+const MAX_HEAD: usize = 64 * 1024;
+/// Bytes read from the socket at once.
+const READ: usize = 64 * 1024;
+
+/// An open response: status known, body still to read.
+pub struct Response {
+    stream: TcpStream,
+    pub status: u16,
+    /// Raw bytes read but not yet de-chunked, from `pos`.
+    raw: Vec<u8>,
+    pos: usize,
+    /// `Transfer-Encoding: chunked` (else the body runs to the end of the connection).
+    chunked: bool,
+    state: Chunk,
+    /// The de-chunked bytes of the last `next_body`.
+    out: Vec<u8>,
+    eof: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Chunk {
+    Size,
+    Data(usize),
+    DataEnd,
+    Done,
+}
+
+/// Connect, send `method path` with `body` (JSON) and read the response head.
+pub async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> io::Result<Response> {
+    let mut stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nConnection: close\r\n"
+    );
+    if method != "GET" {
+        req.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    req.push_str("\r\n");
+    let mut bytes = req.into_bytes();
+    bytes.extend_from_slice(body);
+    stream.write_all(&bytes).await?;
+
+    let mut raw = Vec::with_capacity(READ);
+    let head_end = loop {
+        if let Some(i) = find(&raw, b"\r\n\r\n") {
+            break i + 4;
+        }
+        if raw.len() > MAX_HEAD {
+            return Err(io::Error::other("response head too long"));
+        }
+        let mut buf = [0u8; 4096];
+        let n = stream.read(&mut buf).await?;
+        if n == 0 {
+            return Err(io::Error::other(
+                "connection closed before the response head",
+            ));
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end]).to_ascii_lowercase();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("bad status line: {head:.80}")))?;
+    let chunked = head
+        .lines()
+        .any(|l| l.starts_with("transfer-encoding:") && l.contains("chunked"));
+    Ok(Response {
+        stream,
+        status,
+        raw,
+        pos: head_end,
+        chunked,
+        state: Chunk::Size,
+        out: Vec::with_capacity(READ),
+        eof: false,
+    })
+}
+
+impl Response {
+    /// The next piece of the body (de-chunked), or None at its end.
+    pub async fn next_body(&mut self) -> io::Result<Option<&[u8]>> {
+        self.out.clear();
+        loop {
+            self.dechunk()?;
+            if !self.out.is_empty() {
+                return Ok(Some(&self.out));
+            }
+            if self.eof || matches!(self.state, Chunk::Done) {
+                return Ok(None);
+            }
+            if self.pos > 0 {
+                self.raw.drain(..self.pos);
+                self.pos = 0;
+            }
+            let old = self.raw.len();
+            self.raw.resize(old + READ, 0);
+            let n = self.stream.read(&mut self.raw[old..]).await?;
+            self.raw.truncate(old + n);
+            if n == 0 {
+                self.eof = true;
+            }
+        }
+    }
+
+    /// Move what the raw buffer holds of the body into `out`.
+    fn dechunk(&mut self) -> io::Result<()> {
+        if !self.chunked {
+            self.out.extend_from_slice(&self.raw[self.pos..]);
+            self.pos = self.raw.len();
+            return Ok(());
+        }
+        loop {
+            let avail = &self.raw[self.pos..];
+            match self.state {
+                Chunk::Done => return Ok(()),
+                Chunk::Size => {
+                    let Some(end) = find(avail, b"\r\n") else {
+                        if avail.len() > 1024 {
+                            return Err(io::Error::other("chunk size line too long"));
+                        }
+                        return Ok(());
+                    };
+                    let line = std::str::from_utf8(&avail[..end]).unwrap_or("");
+                    let hex = line.split(';').next().unwrap_or("").trim();
+                    let size = usize::from_str_radix(hex, 16)
+                        .map_err(|_| io::Error::other(format!("bad chunk size {line:?}")))?;
+                    self.pos += end + 2;
+                    self.state = if size == 0 {
+                        Chunk::Done
+                    } else {
+                        Chunk::Data(size)
+                    };
+                }
+                Chunk::Data(left) => {
+                    if avail.is_empty() {
+                        return Ok(());
+                    }
+                    let take = left.min(avail.len());
+                    self.out.extend_from_slice(&avail[..take]);
+                    self.pos += take;
+                    self.state = if take == left {
+                        Chunk::DataEnd
+                    } else {
+                        Chunk::Data(left - take)
+                    };
+                }
+                Chunk::DataEnd => {
+                    if avail.len() < 2 {
+                        return Ok(());
+                    }
+                    self.pos += 2;
+                    self.state = Chunk::Size;
+                }
+            }
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Counts SSE events (lines starting `data:`) and watches for markers in a body fed in pieces of
+/// any size, a line at a time: a marker starting with `:` matches a comment line beginning with
+/// it (`: connected`), any other marker an event whose `type` it is (`RUN_FINISHED`). Only the
+/// start of a line is looked at (both servers write `{"type":"…"` first), so the scan costs
+/// little more than finding the newlines.
+pub struct Scan {
+    pub events: u64,
+    markers: Vec<(&'static [u8], u64)>,
+    /// The start of a line cut by the end of a piece (at most [`LINE_HEAD`] bytes of it).
+    partial: Vec<u8>,
+}
+
+/// The first `byte` in `hay`: glibc's vectorised memchr (a plain loop made the client, not the
+/// server, the bottleneck of the fan-out row).
+fn memchr(byte: u8, hay: &[u8]) -> Option<usize> {
+    // SAFETY: memchr reads at most `hay.len()` bytes from `hay`'s start, and the pointer it
+    // returns (if any) lies inside `hay`.
+    let p = unsafe { libc::memchr(hay.as_ptr().cast(), i32::from(byte), hay.len()) };
+    (!p.is_null()).then(|| p as usize - hay.as_ptr() as usize)
+}
+
+/// How much of a line the scan keeps (the prefixes it compares are far shorter).
+const LINE_HEAD: usize = 4096;
+
+impl Scan {
+    pub fn new(markers: &[&'static [u8]]) -> Scan {
+        Scan {
+            events: 0,
+            markers: markers.iter().map(|m| (*m, 0)).collect(),
+            partial: Vec::new(),
+        }
+    }
+
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while let Some(nl) = memchr(b'\n', rest) {
+            if self.partial.is_empty() {
+                self.line(&rest[..nl]);
+            } else {
+                let mut line = std::mem::take(&mut self.partial);
+                line.extend_from_slice(&rest[..nl.min(LINE_HEAD)]);
+                self.line(&line);
+                line.clear();
+                self.partial = line;
+            }
+            rest = &rest[nl + 1..];
+        }
+        let room = LINE_HEAD.saturating_sub(self.partial.len());
+        self.partial
+            .extend_from_slice(&rest[..rest.len().min(room)]);
+    }
+
+    fn line(&mut self, line: &[u8]) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Some(data) = line.strip_prefix(b"data:") {
+            self.events += 1;
+            let data = data.strip_prefix(b" ").unwrap_or(data);
+            const TYPE: &[u8] = b"\"type\":\"";
+            let ty = match data.strip_prefix(b"{") {
+                Some(d) if d.starts_with(TYPE) => &d[TYPE.len()..],
+                _ => match data.windows(TYPE.len()).position(|w| w == TYPE) {
+                    Some(i) => &data[i + TYPE.len()..],
+                    None => return,
+                },
+            };
+            for (m, count) in &mut self.markers {
+                if m[0] != b':' && ty.starts_with(m) && ty.get(m.len()) == Some(&b'"') {
+                    *count += 1;
+                }
+            }
+        } else if line.starts_with(b":") {
+            for (m, count) in &mut self.markers {
+                if m[0] == b':' && line.starts_with(m) {
+                    *count += 1;
+                }
+            }
+        }
+    }
+
+    /// How often marker `i` (in the order given to [`Scan::new`]) was seen.
+    pub fn seen(&self, i: usize) -> u64 {
+        self.markers[i].1
+    }
+}
+
+/// One drained stream.
+#[derive(Debug, Clone)]
+pub struct Drained {
+    /// From before the connect to the first `data:` line.
+    pub first_event: Duration,
+    /// From before the connect to the end of the body.
+    pub total: Duration,
+    pub events: u64,
+    /// The stream carried `RUN_FINISHED` (a run that completed).
+    pub finished: bool,
+}
+
+/// POST `body` to `path` and read the whole SSE body.
+pub async fn drain(addr: SocketAddr, path: &str, body: &[u8]) -> io::Result<Drained> {
+    let start = Instant::now();
+    let mut resp = request(addr, "POST", path, body).await?;
+    if resp.status != 200 {
+        return Err(io::Error::other(format!("{path}: HTTP {}", resp.status)));
+    }
+    let mut scan = Scan::new(&[b"RUN_FINISHED"]);
+    let mut first_event = None;
+    while let Some(piece) = resp.next_body().await? {
+        scan.feed(piece);
+        if first_event.is_none() && scan.events > 0 {
+            first_event = Some(start.elapsed());
+        }
+    }
+    Ok(Drained {
+        first_event: first_event.unwrap_or_else(|| start.elapsed()),
+        total: start.elapsed(),
+        events: scan.events,
+        finished: scan.seen(0) > 0,
+    })
+}

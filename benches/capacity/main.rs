@@ -1,0 +1,244 @@
+//! The capacity benchmark (issue 14): our release binary and the official Python SDK agent
+//! (`ag-ui-protocol` + Starlette/uvicorn, `tests/foreign/agent.py`, one event per write) as
+//! separate processes on loopback, measured in one run and printed side by side with ratios and
+//! the goals. Rows: one stream drained (SQLite and `:memory:`), many concurrent runs (aggregate
+//! events/s, time to first event), idle observers and runs waiting on an approval (our RSS
+//! before / during / after), the fan-out of one run to every observer, the proxy's overhead on
+//! a foreign stream, and the first-load bytes of the site.
+//!
+//! Run: `scripts/studio.sh bench`, or `cargo bench --features ssr --bench capacity` with
+//! `AGUI_BIN` pointing at a release binary. `CAPACITY_QUICK=1` shrinks every size (about a
+//! minute); each size has its own variable (see [`Config::from_env`]). Prints figures; it only
+//! fails when a server cannot be started or the connections cannot be made.
+
+mod client;
+mod memory;
+mod procs;
+mod site;
+mod table;
+mod throughput;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use procs::{raise_nofile, Db, Python, Studio, TempDir};
+use throughput::Agent;
+
+/// Every size of the run, from the environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub quick: bool,
+    pub bin: PathBuf,
+    pub python: PathBuf,
+    pub site: PathBuf,
+    /// Deltas of the one-stream row.
+    pub single_n: usize,
+    /// Runs of the two concurrent rows, and the deltas of each.
+    pub few: usize,
+    pub many: usize,
+    pub run_n: usize,
+    pub observers: usize,
+    pub approvals: usize,
+    /// Deltas of the run fanned out to the observers.
+    pub fanout_n: usize,
+    /// How long after the streams closed the "after" RSS is read.
+    pub wait: Duration,
+    /// Deltas of the proxy row.
+    pub proxy_n: usize,
+    /// Repeats of the one-stream, few-runs and proxy rows (median), and of the many-runs row.
+    pub repeats: usize,
+    pub many_repeats: usize,
+}
+
+impl Config {
+    fn from_env() -> Config {
+        let quick = std::env::var("CAPACITY_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+        let num = |name: &str, full: usize, small: usize| -> usize {
+            match std::env::var(name) {
+                Ok(v) => v
+                    .replace(['_', ','], "")
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
+                Err(_) if quick => small,
+                Err(_) => full,
+            }
+        };
+        let path = |name: &str, default: &str| {
+            PathBuf::from(std::env::var(name).unwrap_or_else(|_| default.to_string()))
+        };
+        Config {
+            quick,
+            bin: path("AGUI_BIN", "target/release/agui-studio"),
+            python: path("CAPACITY_PYTHON", ".venv/bin/python"),
+            site: path("CAPACITY_SITE_DIR", "target/site"),
+            single_n: num("CAPACITY_SINGLE_N", 100_000, 20_000),
+            few: num("CAPACITY_FEW", 100, 100),
+            many: num("CAPACITY_MANY", 1_000, 1_000),
+            run_n: num("CAPACITY_RUN_N", 1_000, 100),
+            observers: num("CAPACITY_OBSERVERS", 10_000, 1_000),
+            approvals: num("CAPACITY_APPROVALS", 10_000, 1_000),
+            fanout_n: num("CAPACITY_FANOUT_N", 2_000, 2_000),
+            wait: Duration::from_secs(num("CAPACITY_WAIT_S", 60, 5) as u64),
+            proxy_n: num("CAPACITY_PROXY_N", 20_000, 5_000),
+            repeats: num("CAPACITY_REPEATS", 3, 1).max(1),
+            many_repeats: num("CAPACITY_MANY_REPEATS", 1, 1).max(1),
+        }
+    }
+}
+
+/// What the run measured, for the table.
+#[derive(Debug)]
+pub struct Figures {
+    pub single_sqlite: Option<throughput::Single>,
+    pub single_memory: Option<throughput::Single>,
+    pub single_python: Option<throughput::Single>,
+    pub few: Option<(throughput::Concurrent, throughput::Concurrent)>,
+    pub many: Option<(throughput::Concurrent, throughput::Concurrent)>,
+    pub proxy: Option<(throughput::Single, throughput::Single)>,
+    pub observers: Option<memory::Observers>,
+    pub approvals: Option<memory::Approvals>,
+    pub site: Result<Vec<site::File>, String>,
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; this harness takes no options.
+    let cfg = Config::from_env();
+    assert!(
+        cfg.bin.is_file(),
+        "no release binary at {} (set AGUI_BIN, or build it: scripts/studio.sh bench does)",
+        cfg.bin.display()
+    );
+    let conns = cfg.observers.max(cfg.approvals).max(cfg.many);
+    let nofile = raise_nofile(conns as u64 + 512);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    println!(
+        "capacity benchmark{}: {} against the Python SDK agent ({}); open files limit {nofile}",
+        if cfg.quick {
+            " (quick: sizes below the issue's, goals do not apply)"
+        } else {
+            ""
+        },
+        cfg.bin.display(),
+        cfg.python.display(),
+    );
+    let started = Instant::now();
+    let figures = rt.block_on(run(&cfg));
+    table::print(&cfg, &figures);
+    println!("(whole run: {:.0} s)", started.elapsed().as_secs_f64());
+}
+
+async fn run(cfg: &Config) -> Figures {
+    let tmp = TempDir::new();
+    let cap = cfg.observers.max(cfg.approvals).max(cfg.many) + 64;
+    let mut f = Figures {
+        single_sqlite: None,
+        single_memory: None,
+        single_python: None,
+        few: None,
+        many: None,
+        proxy: None,
+        observers: None,
+        approvals: None,
+        site: site::first_load(&cfg.site),
+    };
+    {
+        let python = Python::start(&cfg.python);
+        let proxy = vec!["--proxy".to_string(), format!("py=http://{}/", python.addr)];
+        let sqlite = Studio::start(&cfg.bin, &tmp.db("throughput"), cap, &proxy);
+        let memory = Studio::start(&cfg.bin, &Db::Memory, cap, &[]);
+        // Warm up: connections, allocators, lazy initialisation, Python's imports.
+        for (addr, agent) in [
+            (sqlite.addr, Agent::Demo),
+            (memory.addr, Agent::Demo),
+            (python.addr, Agent::Python),
+            (sqlite.addr, Agent::Proxy),
+        ] {
+            throughput::one(addr, agent, 1_000).await;
+        }
+
+        let (n, r) = (cfg.single_n, cfg.repeats);
+        println!("one stream of {n} deltas, median of {r} (our two servers in turn):");
+        let ours = throughput::singles(
+            &[(sqlite.addr, Agent::Demo), (memory.addr, Agent::Demo)],
+            n,
+            r,
+        )
+        .await;
+        println!("  agui-studio, SQLite:   {}", table::single(&ours[0]));
+        println!("  agui-studio, :memory:  {}", table::single(&ours[1]));
+        f.single_sqlite = Some(ours[0]);
+        f.single_memory = Some(ours[1]);
+        drop(memory);
+        let py = throughput::singles(&[(python.addr, Agent::Python)], n, r).await[0];
+        println!("  Python SDK:            {}", table::single(&py));
+        f.single_python = Some(py);
+
+        for (runs, repeats, slot) in [
+            (cfg.few, cfg.repeats, &mut f.few),
+            (cfg.many, cfg.many_repeats, &mut f.many),
+        ] {
+            let n = cfg.run_n;
+            println!("{runs} concurrent runs × {n} deltas, median of {repeats}:");
+            let ours =
+                throughput::concurrent_median(sqlite.addr, Agent::Demo, runs, n, repeats).await;
+            println!("  agui-studio, SQLite:   {}", table::conc(&ours));
+            let py =
+                throughput::concurrent_median(python.addr, Agent::Python, runs, n, repeats).await;
+            println!("  Python SDK:            {}", table::conc(&py));
+            *slot = Some((ours, py));
+        }
+
+        let n = cfg.proxy_n;
+        println!("proxy: `big {n}` of the Python agent, direct and through /api/agents/py in turn, median of {r}:");
+        let both = throughput::singles(
+            &[(python.addr, Agent::Python), (sqlite.addr, Agent::Proxy)],
+            n,
+            r,
+        )
+        .await;
+        let (direct, proxied) = (both[0], both[1]);
+        println!("  direct:                {}", table::single(&direct));
+        println!("  through agui-studio:   {}", table::single(&proxied));
+        f.proxy = Some((proxied, direct));
+    }
+
+    // Memory rows: a fresh server each, warmed by one run before its baseline is read. The
+    // observers' server waits out its "after" while the approvals are measured.
+    let obs_server = Studio::start(&cfg.bin, &tmp.db("observers"), cap, &[]);
+    throughput::one(obs_server.addr, Agent::Demo, 1_000).await;
+    println!(
+        "{} idle observers, then one `long {}` run fanned out to them:",
+        cfg.observers, cfg.fanout_n
+    );
+    let mut obs = memory::observers(&obs_server, cfg.observers, cfg.fanout_n).await;
+    let obs_closed = Instant::now();
+    println!("  {}", table::observers(&obs));
+
+    let appr_server = Studio::start(&cfg.bin, &tmp.db("approvals"), cap, &[]);
+    throughput::one(appr_server.addr, Agent::Demo, 1_000).await;
+    println!("{} runs waiting on an in-stream approval:", cfg.approvals);
+    let mut appr = memory::approvals(&appr_server, cfg.approvals).await;
+    let appr_closed = Instant::now();
+    println!(
+        "  all waiting after {:.1} s; RSS {}",
+        appr.setup.as_secs_f64(),
+        table::rss(&appr.rss)
+    );
+
+    println!(
+        "waiting {} s after the streams closed for the \"after\" RSS …",
+        cfg.wait.as_secs()
+    );
+    tokio::time::sleep_until((obs_closed + cfg.wait).into()).await;
+    obs.rss.after = obs_server.proc.rss();
+    tokio::time::sleep_until((appr_closed + cfg.wait).into()).await;
+    appr.rss.after = appr_server.proc.rss();
+    f.observers = Some(obs);
+    f.approvals = Some(appr);
+    drop((obs_server, appr_server));
+    drop(tmp);
+    f
+}

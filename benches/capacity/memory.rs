@@ -1,0 +1,230 @@
+//! Many open streams held by one server: idle observers (`GET /api/ag-ui/stream`) with one run
+//! fanned out to all of them, and runs waiting, stream open, on an in-stream approval. The
+//! server's resident memory is read before, while they are open, and a while after they closed.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinHandle;
+
+use crate::client::{request, Scan};
+use crate::procs::Studio;
+use crate::throughput::{one, Agent};
+
+/// Connections being set up at once (the rest wait), so the listen queue never overflows.
+const RAMP: usize = 200;
+/// Bound on any wait of this module (connecting everyone, a fan-out).
+const PATIENCE: Duration = Duration::from_secs(300);
+
+/// Resident memory at the three moments, in bytes; `after` is read later by the caller.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Rss {
+    pub before: u64,
+    pub during: u64,
+    pub after: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Observers {
+    /// Observer streams held open.
+    pub count: usize,
+    pub rss: Rss,
+    /// RSS right after the fan-out (every observer has received the run).
+    pub after_fanout: u64,
+    /// Time to open every observer stream (up to its `: connected` comment).
+    pub connect: Duration,
+    /// From the POST of the run to the last observer seeing its RUN_FINISHED, and the median.
+    pub fanout: Duration,
+    pub fanout_p50: Duration,
+    /// Observers that received fewer than the run's events (an observer that fell behind gets
+    /// a resync comment and snapshots instead).
+    pub short: usize,
+    pub resyncs: u64,
+    /// Events the run itself streamed to its own client.
+    pub run_events: u64,
+}
+
+/// Wait until `counter` reaches `n` (polling), or panic with `what` after [`PATIENCE`] or as
+/// soon as one of `tasks` has ended early (its panic, printed above, says why).
+async fn wait_for<T>(counter: &AtomicUsize, n: usize, what: &str, tasks: &[JoinHandle<T>]) {
+    let deadline = Instant::now() + PATIENCE;
+    while counter.load(Ordering::Relaxed) < n {
+        let have = counter.load(Ordering::Relaxed);
+        assert!(
+            !tasks.iter().any(JoinHandle::is_finished),
+            "{what}: a connection failed with {have} of {n} made (see the message above)"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "{what}: only {have} of {n} after {PATIENCE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `n` idle observers, then one `long fanout_n` run they all watch; closes them all at the end
+/// (the caller reads `rss.after` once the wait is over).
+pub async fn observers(studio: &Studio, n: usize, fanout_n: usize) -> Observers {
+    let addr = studio.addr;
+    let mut out = Observers {
+        count: n,
+        rss: Rss {
+            before: studio.proc.rss(),
+            ..Rss::default()
+        },
+        ..Observers::default()
+    };
+    let ramp = Arc::new(Semaphore::new(RAMP));
+    let connected = Arc::new(AtomicUsize::new(0));
+    let done = Arc::new(AtomicUsize::new(0));
+    let (close, closed) = watch::channel(false);
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let (ramp, connected, done) = (ramp.clone(), connected.clone(), done.clone());
+            let mut closed = closed.clone();
+            tokio::spawn(async move {
+                let mut permit = Some(ramp.acquire_owned().await.expect("the ramp"));
+                let mut resp = request(addr, "GET", "/api/ag-ui/stream", b"")
+                    .await
+                    .unwrap_or_else(|e| panic!("observer {i} of {n} could not connect: {e}"));
+                assert_eq!(resp.status, 200, "observer {i} of {n}: HTTP {}", resp.status);
+                let mut scan = Scan::new(&[b": connected", b"RUN_FINISHED", b": resync"]);
+                let mut finished_at = None;
+                loop {
+                    tokio::select! {
+                        piece = resp.next_body() => {
+                            let Some(piece) = piece.unwrap_or_else(|e| panic!("observer {i}: {e}")) else {
+                                panic!("observer {i}: the server ended the stream");
+                            };
+                            let was_connected = scan.seen(0) > 0;
+                            scan.feed(piece);
+                            if !was_connected && scan.seen(0) > 0 {
+                                connected.fetch_add(1, Ordering::Relaxed);
+                                permit.take();
+                            }
+                            if finished_at.is_none() && scan.seen(1) > 0 {
+                                finished_at = Some(Instant::now());
+                                done.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        _ = closed.changed() => break,
+                    }
+                }
+                (finished_at, scan.events, scan.seen(2))
+            })
+        })
+        .collect();
+    wait_for(&connected, n, "observers connected", &tasks).await;
+    out.connect = start.elapsed();
+    // Let the server settle (buffers, allocator) before reading its memory.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    out.rss.during = studio.proc.rss();
+
+    let t0 = Instant::now();
+    let run = tokio::spawn(one(addr, Agent::Demo, fanout_n));
+    wait_for(&done, n, "observers that saw the run finish", &tasks).await;
+    let run = run.await.expect("the fanned-out run");
+    assert!(run.finished, "the fanned-out run did not finish");
+    out.run_events = run.events;
+    out.after_fanout = studio.proc.rss();
+
+    close.send(true).expect("observers listening");
+    let mut times = Vec::new();
+    for t in tasks {
+        let (finished_at, events, resyncs) = t.await.expect("an observer task");
+        times.push(finished_at.map(|f| f - t0).unwrap_or_default());
+        out.short += usize::from(events < run.events);
+        out.resyncs += resyncs;
+    }
+    times.sort();
+    out.fanout = times[times.len() - 1];
+    out.fanout_p50 = times[times.len() / 2];
+    out
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Approvals {
+    pub rss: Rss,
+    /// Time to start every run and see its approval request (TOOL_CALL_END) arrive.
+    pub setup: Duration,
+}
+
+/// `n` runs of the demo's `approval` scenario, each held open on its waiting tool call, then
+/// all closed (which cancels them).
+pub async fn approvals(studio: &Studio, n: usize) -> Approvals {
+    let addr = studio.addr;
+    let before = studio.proc.rss();
+    let ramp = Arc::new(Semaphore::new(RAMP));
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let (close, closed) = watch::channel(false);
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let (ramp, waiting) = (ramp.clone(), waiting.clone());
+            let mut closed = closed.clone();
+            tokio::spawn(async move {
+                let permit = ramp.acquire_owned().await.expect("the ramp");
+                let body = json!({
+                    "threadId": format!("cap-approval-{i}"),
+                    "runId": format!("cap-approval-run-{i}"),
+                    "state": {}, "tools": [], "context": [],
+                    "messages": [{"id": "u", "role": "user", "content": "approval"}],
+                    "forwardedProps": {"scenario": "approval"},
+                });
+                let mut resp = request(
+                    addr,
+                    "POST",
+                    "/api/agents/demo",
+                    body.to_string().as_bytes(),
+                )
+                .await
+                .unwrap_or_else(|e| panic!("approval run {i} of {n} could not connect: {e}"));
+                assert_eq!(
+                    resp.status, 200,
+                    "approval run {i} of {n}: HTTP {}",
+                    resp.status
+                );
+                let mut scan = Scan::new(&[b"TOOL_CALL_END", b"RUN_ERROR"]);
+                while scan.seen(0) == 0 {
+                    let piece = resp
+                        .next_body()
+                        .await
+                        .unwrap_or_else(|e| panic!("approval run {i}: {e}"));
+                    let Some(piece) = piece else {
+                        panic!("approval run {i}: the stream ended before the approval request")
+                    };
+                    scan.feed(piece);
+                    assert_eq!(
+                        scan.seen(1),
+                        0,
+                        "approval run {i}: RUN_ERROR before the approval request"
+                    );
+                }
+                waiting.fetch_add(1, Ordering::Relaxed);
+                drop(permit);
+                let _ = closed.changed().await;
+                drop(resp);
+            })
+        })
+        .collect();
+    wait_for(&waiting, n, "runs waiting on their approval", &tasks).await;
+    let setup = start.elapsed();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let during = studio.proc.rss();
+    close.send(true).expect("runs listening");
+    for t in tasks {
+        t.await.expect("an approval task");
+    }
+    Approvals {
+        rss: Rss {
+            before,
+            during,
+            after: 0,
+        },
+        setup,
+    }
+}
