@@ -258,6 +258,42 @@ async fn stop_cancels_the_threads_run_and_its_stream_ends_finished() {
     assert!(r.json()["message"].as_str().unwrap().contains("t1"));
 }
 
+/// A `connect` that follows a live run holds one of the user's observer slots while it lives:
+/// past `--max-observers-per-user` it is refused with 429 and a JSON body, and a slot comes back
+/// when its client goes.
+#[tokio::test]
+async fn connect_streams_count_against_the_users_observer_limit() {
+    let (addr, _) = start_server(&["--demo-delay-ms", "5", "--max-observers-per-user", "2"]).await;
+    let mut run = sse(
+        addr,
+        &format!("{BASE}/agent/demo/run"),
+        &input("t1", "r1", "long 20000"),
+    )
+    .await;
+    run.next_event().await.unwrap();
+    let path = format!("{BASE}/agent/demo/connect");
+    let mut first = sse(addr, &path, &connect_input("t1")).await;
+    first.next_event().await.unwrap();
+    let observer = open_sse(addr, "GET", "/api/ag-ui/stream", None).await;
+    assert_eq!(observer.status(), 200);
+    let refused = post(addr, &path, Some(&connect_input("t1"))).await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(refused.json()["error"]["code"], "too_many_observers");
+    drop(first);
+    let mut again = None;
+    for _ in 0..100 {
+        let s = open_sse(addr, "POST", &path, Some(&connect_input("t1").to_string())).await;
+        if s.status() == 200 {
+            again = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut again = again.expect("the slot came back when the first client went");
+    again.next_event().await.unwrap();
+    drop((again, observer, run));
+}
+
 #[tokio::test]
 async fn a_run_outlives_its_client_and_connect_finds_it() {
     let (addr, state) = start_server(&["--demo-delay-ms", "5"]).await;

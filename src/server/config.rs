@@ -263,7 +263,8 @@ pub struct ServeArgs {
     )]
     pub max_runs_per_user: usize,
 
-    /// Most observer streams (`GET /api/ag-ui/stream`) open at once for one user (429 past it).
+    /// Most observer streams (`GET /api/ag-ui/stream`, and CopilotKit `connect` streams following
+    /// a live run) open at once for one user (429 past it).
     #[arg(
         long,
         env = "AGUI_MAX_OBSERVERS_PER_USER",

@@ -221,6 +221,12 @@ async fn join(state: &AppState, user: &User, value: Value) -> Result<Response, A
         }
         None => (Vec::new(), None),
     };
+    // A stream that follows a live run stays open as an observer's does, and counts as one
+    // against the user's `--max-observers-per-user` (429 past it) while it lives.
+    let live = match live {
+        Some(reader) => Some((reader, state.runs.observer_slot(user.name())?)),
+        None => None,
+    };
     Ok(replay::connect_response(
         prefix,
         live,

@@ -25,7 +25,7 @@ use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::sse;
 use crate::protocol::types::{Message, ToolCall, PROTOCOL_VERSION};
-use crate::server::runs::{Frame, Joined, RunReader};
+use crate::server::runs::{Frame, Joined, ObserverSlot, RunReader};
 use crate::server::stream::event_stream;
 
 /// How many already-waiting live events go into one write.
@@ -158,11 +158,12 @@ impl LiveFilter {
 }
 
 /// The SSE response of a `connect`: `prefix`, then the live run's events (keep-alive comments
-/// while it is idle) until its terminal event. Without `live` the stream ends after `prefix`
-/// (an empty prefix: an empty stream, the runtime's answer for a thread it does not know).
+/// while it is idle) until its terminal event; the live part holds its observer slot until it
+/// ends or the client goes. Without `live` the stream ends after `prefix` (an empty prefix: an
+/// empty stream, the runtime's answer for a thread it does not know).
 pub fn connect_response(
     prefix: Vec<Event>,
-    live: Option<RunReader>,
+    live: Option<(RunReader, ObserverSlot)>,
     keep_alive: Duration,
 ) -> Response {
     let mut head = String::new();
@@ -172,9 +173,9 @@ pub fn connect_response(
     let head =
         futures::stream::iter((!head.is_empty()).then(|| Ok::<_, Infallible>(Bytes::from(head))));
     let tail = futures::stream::unfold(
-        live.map(|r| (r, LiveFilter::default())),
+        live.map(|(r, slot)| (r, LiveFilter::default(), slot)),
         move |state| async move {
-            let (mut reader, mut filter) = state?;
+            let (mut reader, mut filter, slot) = state?;
             loop {
                 match tokio::time::timeout(keep_alive, reader.next()).await {
                     Ok(Some(frame)) => {
@@ -186,13 +187,13 @@ pub fn connect_response(
                             filter.encode(&frame, &mut out);
                         }
                         if !out.is_empty() {
-                            return Some((Ok(Bytes::from(out)), Some((reader, filter))));
+                            return Some((Ok(Bytes::from(out)), Some((reader, filter, slot))));
                         }
                     }
                     Ok(None) => return None,
                     Err(_) => {
                         let chunk = Bytes::from_static(sse::KEEP_ALIVE.as_bytes());
-                        return Some((Ok(chunk), Some((reader, filter))));
+                        return Some((Ok(chunk), Some((reader, filter, slot))));
                     }
                 }
             }
