@@ -120,6 +120,32 @@ test("connect after a reload: a new client gets the thread's messages", async ()
   assert.deepEqual(brief(again), brief(agent));
 });
 
+test("attachments: binary parts go in, and a reloaded client gets them back as binary parts", async () => {
+  const first = await client();
+  const agent = first.core.getAgent("demo");
+  agent.threadId = `ck-parts-${randomUUID()}`;
+  const content = [
+    { type: "text", text: "multimodal" },
+    { type: "binary", mimeType: "image/png", data: "iVBORw0KGgo=" },
+    { type: "binary", mimeType: "application/pdf", url: "https://example.com/a.pdf", filename: "a.pdf" },
+  ];
+  const sent = await watchingConsole(async () => {
+    agent.addMessage({ id: randomUUID(), role: "user", content });
+    await first.core.runAgent({ agent });
+  });
+  assert.deepEqual(sent.printed, []);
+  assert.deepEqual(first.errors, []);
+  assert.match(assistantText(agent), /image/i);
+  // The thread keeps them as 1.1 parts; the 0.0.48 client gets back the kind it sent.
+  const second = await client();
+  const again = second.core.getAgent("demo");
+  again.threadId = agent.threadId;
+  const { printed } = await watchingConsole(() => second.core.connectAgent({ agent: again }));
+  assert.deepEqual(printed, []);
+  assert.deepEqual(second.errors, []);
+  assert.deepEqual(again.messages[0].content, content);
+});
+
 test("connect during a run: the new client follows it to the same text", async () => {
   const first = await client();
   const agent = first.core.getAgent("demo");

@@ -86,6 +86,58 @@ pub fn downgrade_event(mut event: Event, peer: Version) -> Option<Event> {
     Some(event)
 }
 
+/// The wire JSON of `event` (already [`downgrade_event`]ed) for a peer of version `peer`: a
+/// pre-1.0 peer knows only `text` and `binary` user content parts (0.0.48's schema rejects the
+/// rest), so a user message's 1.x media parts go to it as `binary` parts.
+pub fn event_json_for(event: &Event, peer: Version) -> String {
+    if peer >= V1_0 || !matches!(event.kind, EventKind::MessagesSnapshot { .. }) {
+        return event.to_json();
+    }
+    let mut v = event.to_value();
+    let messages = v.get_mut("messages").and_then(Value::as_array_mut);
+    for m in messages.into_iter().flatten() {
+        if m.get("role").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        if let Some(Value::Array(parts)) = m.get_mut("content") {
+            parts.iter_mut().for_each(binary_part);
+        }
+    }
+    v.to_string()
+}
+
+/// A 1.x media part (`image`/`audio`/`video`/`document` with a `source`) as the pre-1.0
+/// `{type:"binary", mimeType, data|url|id, filename?}`; any other part stays.
+fn binary_part(part: &mut Value) {
+    let media = ["image", "audio", "video", "document"];
+    if !part
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| media.contains(&t))
+    {
+        return;
+    }
+    let Some(source) = part.get("source").and_then(Value::as_object) else {
+        return;
+    };
+    let field = match source.get("type").and_then(Value::as_str) {
+        Some("data") => "data",
+        Some("url") => "url",
+        Some("file") => "id",
+        _ => return,
+    };
+    let mime = source
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or("application/octet-stream");
+    let mut binary = json!({"type": "binary", "mimeType": mime});
+    binary[field] = source.get("value").cloned().unwrap_or(Value::Null);
+    if let Some(name) = part.pointer("/metadata/filename").and_then(Value::as_str) {
+        binary["filename"] = json!(name);
+    }
+    *part = binary;
+}
+
 fn downgrade_message(m: &mut Message, pre_1_0: bool) {
     match m {
         Message::Developer(x) | Message::System(x) => x.encrypted_value_type = None,
@@ -297,5 +349,30 @@ mod tests {
              "metadata": {"filename": "a.pdf"}}])
         );
         assert!(w.is_empty());
+    }
+
+    /// A pre-1.0 peer (CopilotKit's 0.0.48 client) gets a snapshot's user media parts as the
+    /// `binary` parts it knows, the way they came in before `prepare_request` upgraded them; a
+    /// 1.x peer gets them unchanged.
+    #[test]
+    fn media_parts_go_to_a_pre_1_0_peer_as_binary_parts() {
+        let input = json!({"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user",
+            "content": [{"type": "text", "text": "look"},
+                        {"type": "binary", "mimeType": "image/png", "url": "https://x/l.png"},
+                        {"type": "binary", "mimeType": "application/pdf", "data": "AAAA", "filename": "a.pdf"},
+                        {"type": "binary", "mimeType": "audio/wav", "id": "file-1"}]}]});
+        let (upgraded, _) = prepare_request(input.clone(), None);
+        let messages: Vec<Message> = serde_json::from_value(upgraded["messages"].clone()).unwrap();
+        let snapshot = Event::from(EventKind::MessagesSnapshot { messages });
+        let old: Value = serde_json::from_str(&event_json_for(&snapshot, (0, 0, 48))).unwrap();
+        assert_eq!(
+            old["messages"][0]["content"],
+            input["messages"][0]["content"]
+        );
+        let new: Value = serde_json::from_str(&event_json_for(&snapshot, (1, 0, 0))).unwrap();
+        assert_eq!(
+            new["messages"][0]["content"],
+            upgraded["messages"][0]["content"]
+        );
     }
 }

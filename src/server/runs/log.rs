@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 
 use tokio::sync::Notify;
 
-use crate::protocol::compat::{downgrade_event, Version, V1_1};
+use crate::protocol::compat::{downgrade_event, event_json_for, Version, V1_1};
 use crate::protocol::event::Event;
 use crate::server::store::{Committed, Store};
 
@@ -36,17 +36,20 @@ pub struct Logged {
 pub struct Frame {
     pub seq: u64,
     logged: Arc<Logged>,
-    downgraded: Option<Event>,
+    /// The event downgraded for an older peer, and its JSON for that peer.
+    downgraded: Option<(Event, String)>,
 }
 
 impl Frame {
     pub fn event(&self) -> &Event {
-        self.downgraded.as_ref().unwrap_or(&self.logged.event)
+        self.downgraded
+            .as_ref()
+            .map_or(&self.logged.event, |(e, _)| e)
     }
 
     pub fn json(&self) -> std::borrow::Cow<'_, str> {
         match &self.downgraded {
-            Some(e) => e.to_json().into(),
+            Some((_, json)) => json.as_str().into(),
             None => (&*self.logged.json).into(),
         }
     }
@@ -221,7 +224,11 @@ impl RunReader {
 
     fn shape(&self, logged: Arc<Logged>) -> Option<Frame> {
         let downgraded = match self.peer {
-            Some(v) if v < V1_1 => Some(downgrade_event(logged.event.clone(), v)?),
+            Some(v) if v < V1_1 => {
+                let event = downgrade_event(logged.event.clone(), v)?;
+                let json = event_json_for(&event, v);
+                Some((event, json))
+            }
             _ => None,
         };
         Some(Frame {

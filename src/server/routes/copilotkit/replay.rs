@@ -20,7 +20,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures::StreamExt;
 
-use crate::protocol::compat::{downgrade_event, Version};
+use crate::protocol::compat::{downgrade_event, event_json_for, Version};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::Conversation;
 use crate::protocol::sse;
@@ -31,14 +31,14 @@ use crate::server::stream::event_stream;
 /// How many already-waiting live events go into one write.
 const BATCH: usize = 64;
 
-/// The events that restate `joined` before any live event (downgraded for `peer`), and the
-/// live run's reader if there is one.
+/// The events that restate `joined` before any live event (downgraded for `peer`, as their
+/// wire JSON), and the live run's reader if there is one.
 pub fn restate(
     thread_id: &str,
     joined: Joined,
     peer: Version,
     replay_run_id: String,
-) -> (Vec<Event>, Option<RunReader>) {
+) -> (Vec<String>, Option<RunReader>) {
     let Joined { conversation, live } = joined;
     let mut events = Vec::new();
     let run_id = match &live {
@@ -94,10 +94,11 @@ pub fn restate(
     }
 }
 
-fn downgrade_all(kinds: Vec<EventKind>, peer: Version) -> Vec<Event> {
+fn downgrade_all(kinds: Vec<EventKind>, peer: Version) -> Vec<String> {
     kinds
         .into_iter()
         .filter_map(|k| downgrade_event(Event::from(k), peer))
+        .map(|e| event_json_for(&e, peer))
         .collect()
 }
 
@@ -162,13 +163,13 @@ impl LiveFilter {
 /// ends or the client goes. Without `live` the stream ends after `prefix` (an empty prefix: an
 /// empty stream, the runtime's answer for a thread it does not know).
 pub fn connect_response(
-    prefix: Vec<Event>,
+    prefix: Vec<String>,
     live: Option<(RunReader, ObserverSlot)>,
     keep_alive: Duration,
 ) -> Response {
     let mut head = String::new();
-    for e in &prefix {
-        head.push_str(&sse::encode_event(&e.to_json(), None, None));
+    for json in &prefix {
+        head.push_str(&sse::encode_event(json, None, None));
     }
     let head =
         futures::stream::iter((!head.is_empty()).then(|| Ok::<_, Infallible>(Bytes::from(head))));
