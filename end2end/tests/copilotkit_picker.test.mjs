@@ -22,15 +22,22 @@ after(async () => {
 
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 
-test("a CopilotKit runtime URL lists its agents and runs the one picked", async () => {
-  const { page, problems } = await openPage(browser, server.url);
-  const base = `${server.url}/api/copilotkit`;
+/** Types the runtime at `base` as the Agent URL and loads its agents: the Agent URL box and
+ * the "CopilotKit agent" select, once it shows. */
+async function loadRuntime(page, base) {
   const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
   await agentUrl.fill(base);
   await agentUrl.press("Enter");
   await page.getByRole("button", { name: "Load CopilotKit agents" }).click();
   const picker = page.getByRole("combobox", { name: "CopilotKit agent" });
   await picker.waitFor({ timeout: 10000 });
+  return { agentUrl, picker };
+}
+
+test("a CopilotKit runtime URL lists its agents and runs the one picked", async () => {
+  const { page, problems } = await openPage(browser, server.url);
+  const base = `${server.url}/api/copilotkit`;
+  const { agentUrl, picker } = await loadRuntime(page, base);
   assert.deepEqual(await picker.locator("option").allInnerTexts(), ["demo"]);
   assert.equal(await agentUrl.inputValue(), `${base}/agent/demo/run`);
   assert.match(await page.getByRole("status").filter({ hasText: "CopilotKit runtime" }).innerText(), /1 agent/);
@@ -57,12 +64,7 @@ test("Stop on a CopilotKit runtime's run stops it on the server (its stop route)
 
 async function stopOnRuntime(runtime) {
   const { page, problems } = await openPage(browser, server.url);
-  const base = `${runtime.url}/api/copilotkit`;
-  const agentUrl = page.getByRole("textbox", { name: "Agent URL" });
-  await agentUrl.fill(base);
-  await agentUrl.press("Enter");
-  await page.getByRole("button", { name: "Load CopilotKit agents" }).click();
-  await page.getByRole("combobox", { name: "CopilotKit agent" }).waitFor({ timeout: 10000 });
+  await loadRuntime(page, `${runtime.url}/api/copilotkit`);
   const stopped = page.waitForRequest((r) => r.method() === "POST" && /\/agent\/demo\/stop\//.test(r.url()));
   await send(page, "long 1000000");
   const stop = page.getByRole("button", { name: "Stop" });
