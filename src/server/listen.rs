@@ -56,6 +56,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let max = effective_max_connections(limits.max_connections);
     let permits = Arc::new(Semaphore::new(max));
+    super::trim::spawn(&permits, max);
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()

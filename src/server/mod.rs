@@ -21,6 +21,7 @@ pub mod store;
 pub mod stream;
 pub mod thread_edits;
 pub mod thread_views;
+pub mod trim;
 
 use std::process::ExitCode;
 use std::time::Duration;

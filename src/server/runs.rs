@@ -470,7 +470,7 @@ impl Runs {
             return Some(o.name().to_string());
         }
         let store = self.store.as_ref()?;
-        store.flush().await;
+        store.flush_thread(thread_id).await;
         match store.thread_owner(thread_id).await {
             Ok(o) => o,
             Err(e) => {
@@ -493,7 +493,7 @@ impl Runs {
             return Some(o.name().to_string());
         }
         let store = self.store.as_ref()?;
-        store.flush().await;
+        store.flush_run(run_id).await;
         match store.run_owner(run_id).await {
             Ok(o) => o,
             Err(e) => {

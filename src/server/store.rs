@@ -23,6 +23,7 @@ use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadVie
 
 mod edits;
 mod error;
+mod in_flight;
 mod interrupts;
 mod lock;
 mod ops;
@@ -30,6 +31,7 @@ mod recover;
 pub mod retention;
 mod writer;
 pub use error::StoreError;
+use in_flight::InFlight;
 use lock::lock_database;
 pub use ops::Committed;
 use ops::Op;
@@ -37,6 +39,9 @@ use writer::writer;
 
 /// Writes waiting for the writer; a run producing faster than the disk waits here.
 const QUEUE: usize = 8192;
+
+/// Starts of runs whose thread has nothing else queued: they go ahead of the queue.
+const URGENT_QUEUE: usize = 1024;
 
 /// A run's start, ready to be written ([`Store::run_started`]).
 pub struct RunStartedOp(Op);
@@ -46,6 +51,9 @@ pub struct RunStartedOp(Op);
 pub struct Store {
     pub(crate) pool: SqlitePool,
     tx: mpsc::Sender<Op>,
+    /// The writer takes these before the queue (see [`Store::run_started`]).
+    urgent: mpsc::Sender<Op>,
+    in_flight: Arc<InFlight>,
     /// The exclusive lock on `<db>.lock` this process holds while the database is open.
     _lock: Option<Arc<std::fs::File>>,
 }
@@ -107,10 +115,14 @@ impl Store {
                 source,
             })?;
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(writer(pool.clone(), rx));
+        let (urgent, urgent_rx) = mpsc::channel(URGENT_QUEUE);
+        let in_flight = Arc::new(InFlight::default());
+        tokio::spawn(writer(pool.clone(), rx, urgent_rx, in_flight.clone()));
         Ok(Store {
             pool,
             tx,
+            urgent,
+            in_flight,
             _lock: lock,
         })
     }
@@ -133,6 +145,21 @@ impl Store {
         let (tx, rx) = oneshot::channel();
         self.send(Op::Flush(tx)).await;
         let _ = rx.await;
+    }
+
+    /// Wait until every start or end of a run of `thread_id` sent so far is committed: what a
+    /// read of the thread's row or its runs' rows must see. Returns at once when none is queued.
+    pub async fn flush_thread(&self, thread_id: &str) {
+        if self.in_flight.has_thread(thread_id) {
+            self.flush().await;
+        }
+    }
+
+    /// [`Store::flush_thread`] for one run's row.
+    pub async fn flush_run(&self, run_id: &str) {
+        if self.in_flight.has_run(run_id) {
+            self.flush().await;
+        }
     }
 
     /// The write recording that a run started on a thread; `input` is what the agent runs
@@ -163,9 +190,30 @@ impl Store {
     /// Record a run's start ([`Store::run_started_op`]). Returns once the run is committed, so
     /// that its events URL, handed to the client with the response headers, works even after a
     /// crash.
+    ///
+    /// When neither its thread nor its run id has a start or end queued, it goes ahead of the
+    /// queue (its commit then waits for no other run's events): nothing queued can touch the
+    /// rows it writes. Otherwise it goes in order, behind them.
     pub async fn run_started(&self, op: RunStartedOp) {
-        self.send(op.0).await;
-        self.flush().await;
+        let Op::RunStarted {
+            thread_id, run_id, ..
+        } = &op.0
+        else {
+            unreachable!("a RunStartedOp holds a start")
+        };
+        if !self.in_flight.add(thread_id, run_id) {
+            self.send(op.0).await;
+            self.flush().await;
+            return;
+        }
+        let (ack, committed) = oneshot::channel();
+        for op in [op.0, Op::Flush(ack)] {
+            if self.urgent.send(op).await.is_err() {
+                tracing::error!("the database writer has stopped; a write was lost");
+                return;
+            }
+        }
+        let _ = committed.await;
     }
 
     /// Event number `seq` (1-based) of a run; `done` is told once it is committed (or once the
@@ -212,6 +260,7 @@ impl Store {
             return 0;
         };
         let bytes = messages.len() + state.len() + render_hints.len();
+        self.in_flight.add(thread_id, run_id);
         self.send(Op::RunEnded {
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),

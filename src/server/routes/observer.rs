@@ -264,11 +264,7 @@ where
         {
             self.open_runs.remove(&ev.run_id);
         }
-        out.push_str(&sse::encode_event(
-            &ev.json,
-            Some(&ev.seq.to_string()),
-            None,
-        ));
+        out.push_str(ev.frame());
     }
 
     fn resync(&mut self, missed: u64, out: &mut String) {

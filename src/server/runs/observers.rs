@@ -30,6 +30,29 @@ pub struct Observed {
     /// The run's owner: only they observe it.
     pub owner: User,
     pub json: Arc<str>,
+    /// The event as an SSE frame with its number, encoded by the first observer that sends
+    /// it and shared by the others (with no observer, never).
+    frame: std::sync::OnceLock<String>,
+}
+
+impl Observed {
+    pub fn new(seq: u64, thread_id: &str, run_id: &str, owner: &User, json: Arc<str>) -> Self {
+        Observed {
+            seq,
+            thread_id: thread_id.to_string(),
+            run_id: run_id.to_string(),
+            owner: owner.clone(),
+            json,
+            frame: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `id: {seq}` and `data: {json}`, as an SSE frame.
+    pub fn frame(&self) -> &str {
+        self.frame.get_or_init(|| {
+            crate::protocol::sse::encode_event(&self.json, Some(&self.seq.to_string()), None)
+        })
+    }
 }
 
 /// Open observer streams per user.
@@ -109,13 +132,7 @@ impl ObserverHub {
     /// overwrites the oldest; lagging observers resynchronise).
     pub fn publish(&self, thread_id: &str, run_id: &str, owner: &User, json: Arc<str>) {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
-        let observed = Arc::new(Observed {
-            seq,
-            thread_id: thread_id.to_string(),
-            run_id: run_id.to_string(),
-            owner: owner.clone(),
-            json,
-        });
+        let observed = Arc::new(Observed::new(seq, thread_id, run_id, owner, json));
         {
             let mut recent = self.recent.lock();
             if recent.len() == HUB_CAPACITY {

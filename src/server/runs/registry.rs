@@ -35,7 +35,13 @@ pub struct Registry {
     /// Threads being changed outside a run (deleted, cut): no run of theirs may start
     /// meanwhile. Locked only with `active` locked first.
     held: Mutex<HashSet<String>>,
+    /// Thread id → how many runs of it are in progress (kept with `active`, locked only with
+    /// `active` locked first), so a run's end need not go over every run in progress.
+    busy: Mutex<Busy>,
 }
+
+/// Thread id → how many of its runs are in progress.
+pub type Busy = HashMap<String, usize>;
 
 /// A thread held by [`Registry::hold`]; released when dropped.
 pub struct ThreadHold<'a> {
@@ -73,6 +79,7 @@ impl Registry {
             return Err(thread_busy(&run.thread_id));
         }
         also()?;
+        *self.busy.lock().entry(run.thread_id.clone()).or_insert(0) += 1;
         active.insert(run_id.to_string(), run);
         Ok(())
     }
@@ -153,10 +160,17 @@ impl Registry {
 
     /// Remove an ended run, then call `then` with the threads that still have a run in
     /// progress, the registry still locked: no one sees the run ended before `then` is done.
-    pub fn remove(&self, run_id: &str, then: impl FnOnce(&HashSet<&str>)) {
+    pub fn remove(&self, run_id: &str, then: impl FnOnce(&Busy)) {
         let mut active = self.active.lock();
-        active.remove(run_id);
-        let busy: HashSet<&str> = active.values().map(|r| r.thread_id.as_str()).collect();
+        let mut busy = self.busy.lock();
+        if let Some(run) = active.remove(run_id) {
+            if let Some(n) = busy.get_mut(&run.thread_id) {
+                *n -= 1;
+                if *n == 0 {
+                    busy.remove(&run.thread_id);
+                }
+            }
+        }
         then(&busy);
     }
 }

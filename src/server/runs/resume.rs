@@ -26,7 +26,7 @@ impl Runs {
         let Some(store) = &self.store else {
             return Ok(Vec::new());
         };
-        store.flush().await;
+        store.flush_thread(thread_id).await;
         Ok(store.open_interrupts(thread_id).await?)
     }
 

@@ -34,7 +34,7 @@ pub async fn replaced_run(
     match failed_in_memory {
         Some(false) if !may_regenerate => return None,
         // Once the last run's end is written.
-        Some(_) => store.flush().await,
+        Some(_) => store.flush_thread(&input.thread_id).await,
         None => {}
     }
     let last = store.last_run(&input.thread_id).await.ok()??;

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use parking_lot::Mutex;
 use serde_json::Value;
 
+use super::registry::Busy;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::{Conversation, PlacedHint, RunStatus};
 use crate::protocol::types::{Interrupt, Message, RunAgentInput};
@@ -46,6 +47,8 @@ struct Inner {
     /// Thread id → approximate bytes of its conversation (measured when its last run ended),
     /// for keeping idle threads in memory by size.
     bytes: HashMap<String, usize>,
+    /// The sum of `bytes`.
+    total_bytes: usize,
 }
 
 impl ThreadCache {
@@ -222,7 +225,9 @@ impl ThreadCache {
         inner.threads.remove(thread_id);
         inner.owners.remove(thread_id);
         inner.recency.remove(thread_id);
-        inner.bytes.remove(thread_id);
+        if let Some(b) = inner.bytes.remove(thread_id) {
+            inner.total_bytes = inner.total_bytes.saturating_sub(b);
+        }
         inner.latest_by_owner.retain(|_, t| t != thread_id);
         if inner.latest.as_deref() == Some(thread_id) {
             inner.latest = None;
@@ -231,20 +236,33 @@ impl ThreadCache {
 
     /// Remember the size of a thread's conversation (measured when its run ended).
     pub fn record_size(&self, thread_id: &str, bytes: usize) {
-        self.inner.lock().bytes.insert(thread_id.to_string(), bytes);
+        let mut inner = self.inner.lock();
+        let old = inner.bytes.insert(thread_id.to_string(), bytes);
+        inner.total_bytes = inner.total_bytes.saturating_sub(old.unwrap_or(0)) + bytes;
     }
 
     /// Drop the conversations of the least recently run threads not in `busy`, beyond the
     /// `keep_idle` newest and beyond `max_idle_bytes` of idle threads. Only with a database,
     /// which keeps them.
-    pub fn evict_idle(&self, busy: &HashSet<&str>, max_idle_bytes: usize) {
+    ///
+    /// Called at every run's end: within the bounds it returns at once. Past one, it goes over
+    /// every thread in memory, and leaves room (an eighth of each bound) so that the next runs'
+    /// ends find it within them again.
+    pub fn evict_idle(&self, busy: &Busy, max_idle_bytes: usize) {
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
+        let over_count = inner.threads.len() > busy.len().saturating_add(self.keep_idle);
+        // Every thread's bytes bound the idle threads' bytes.
+        if !over_count && inner.total_bytes <= max_idle_bytes {
+            return;
+        }
+        let max_idle_bytes = max_idle_bytes - max_idle_bytes / 8;
+        let keep_idle = self.keep_idle - self.keep_idle / 8;
         let latest = inner.latest.as_deref();
         let mut idle: Vec<(u64, String)> = inner
             .threads
             .keys()
-            .filter(|t| !busy.contains(t.as_str()) && latest != Some(t.as_str()))
+            .filter(|t| !busy.contains_key(t.as_str()) && latest != Some(t.as_str()))
             .map(|t| (inner.recency.get(t).copied().unwrap_or(0), t.clone()))
             .collect();
         let mut idle_bytes: usize = idle
@@ -254,7 +272,7 @@ impl ThreadCache {
         let mut excess = inner
             .threads
             .len()
-            .saturating_sub(busy.len() + self.keep_idle);
+            .saturating_sub(busy.len().saturating_add(keep_idle));
         if excess == 0 && idle_bytes <= max_idle_bytes {
             return;
         }
@@ -267,7 +285,9 @@ impl ThreadCache {
             inner.recency.remove(&t);
             // The database keeps the owner of a thread that leaves memory.
             inner.owners.remove(&t);
-            idle_bytes = idle_bytes.saturating_sub(inner.bytes.remove(&t).unwrap_or(0));
+            let bytes = inner.bytes.remove(&t).unwrap_or(0);
+            inner.total_bytes = inner.total_bytes.saturating_sub(bytes);
+            idle_bytes = idle_bytes.saturating_sub(bytes);
             excess = excess.saturating_sub(1);
         }
     }
@@ -276,7 +296,7 @@ impl ThreadCache {
 /// A stored thread's messages, state and render hints (once the writes still queued for it are
 /// committed: it may have just left memory).
 pub async fn stored_history(store: &Store, thread_id: &str) -> Option<History> {
-    store.flush().await;
+    store.flush_thread(thread_id).await;
     match store.thread(thread_id).await {
         Ok(Some(t)) => Some(History {
             messages: t.messages,

@@ -1,31 +1,79 @@
 //! The database writer: one task applying writes in the order sent, committing whatever is queued
 //! in one transaction (consecutive events as multi-row inserts), then telling each run which of
-//! its events are committed.
+//! its events are committed. Urgent writes (runs starting on a thread with nothing queued, see
+//! [`super::Store::run_started`]) are taken before the queue.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
+use super::in_flight::InFlight;
 use super::ops::{Committed, Op, BATCH};
 
-/// The writer: applies writes in order, a queue's worth per transaction.
-pub(super) async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {
+/// The writer: applies writes in order, a queue's worth per transaction, urgent ones first.
+/// Ends once both channels are closed and drained.
+pub(super) async fn writer(
+    pool: SqlitePool,
+    mut rx: mpsc::Receiver<Op>,
+    mut urgent: mpsc::Receiver<Op>,
+    in_flight: Arc<InFlight>,
+) {
     let mut batch = Vec::with_capacity(BATCH);
-    while rx.recv_many(&mut batch, BATCH).await > 0 {
+    let (mut queue_open, mut urgent_open) = (true, true);
+    while queue_open || urgent_open {
+        let first = tokio::select! {
+            biased;
+            op = urgent.recv(), if urgent_open => {
+                urgent_open = op.is_some();
+                op
+            }
+            op = rx.recv(), if queue_open => {
+                queue_open = op.is_some();
+                op
+            }
+        };
+        let Some(first) = first else { continue };
+        batch.push(first);
+        // Whatever else waits goes in the same transaction, urgent writes first.
+        for queue in [&mut urgent, &mut rx] {
+            while batch.len() < BATCH {
+                match queue.try_recv() {
+                    Ok(op) => batch.push(op),
+                    Err(_) => break,
+                }
+            }
+        }
         // The last event of each run in the batch, reported after the commit.
         let mut marks: Vec<(Arc<dyn Committed>, u64)> = Vec::new();
+        let mut mark_of: HashMap<usize, usize> = HashMap::new();
+        // The starts and ends in the batch, no longer waiting once it is done.
+        let mut ends = Vec::new();
         for op in &batch {
-            if let Op::Event {
-                seq,
-                done: Some(done),
-                ..
-            } = op
-            {
-                match marks.iter_mut().rev().find(|(d, _)| Arc::ptr_eq(d, done)) {
-                    Some(mark) => mark.1 = mark.1.max(*seq),
-                    None => marks.push((done.clone(), *seq)),
+            match op {
+                Op::Event {
+                    seq,
+                    done: Some(done),
+                    ..
+                } => {
+                    // By the run's address: a batch may hold a thousand runs' events.
+                    let key = Arc::as_ptr(done).cast::<()>() as usize;
+                    match mark_of.get(&key) {
+                        Some(&i) => marks[i].1 = marks[i].1.max(*seq),
+                        None => {
+                            mark_of.insert(key, marks.len());
+                            marks.push((done.clone(), *seq));
+                        }
+                    }
                 }
+                Op::RunStarted {
+                    thread_id, run_id, ..
+                }
+                | Op::RunEnded {
+                    thread_id, run_id, ..
+                } => ends.push((thread_id.clone(), run_id.clone())),
+                _ => {}
             }
         }
         let mut acks = Vec::new();
@@ -48,6 +96,9 @@ pub(super) async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<Op>) {
                     done.failed();
                 }
             }
+        }
+        for (thread_id, run_id) in &ends {
+            in_flight.done(thread_id, run_id);
         }
         for ack in acks {
             let _ = ack.send(());

@@ -4,13 +4,13 @@ use crate::protocol::sse::{Decoder, SseFrame};
 use futures::StreamExt;
 
 fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed> {
-    Arc::new(Observed {
+    Arc::new(Observed::new(
         seq,
-        thread_id: thread.into(),
-        run_id: run.into(),
-        owner: crate::server::accounts::User::anonymous(),
-        json: Event::from(kind).to_json().into(),
-    })
+        thread,
+        run,
+        &crate::server::accounts::User::anonymous(),
+        Event::from(kind).to_json().into(),
+    ))
 }
 
 fn delta(seq: u64, thread: &str) -> Arc<Observed> {

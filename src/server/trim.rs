@@ -1,0 +1,93 @@
+//! Giving memory back after a crowd leaves. Ten thousand streams cost the allocator a few
+//! hundred MB; once they close, glibc keeps the freed pages resident inside its heaps (freed
+//! chunks sit between live ones, so the heap top cannot shrink). When the number of open
+//! connections has fallen well below its peak, [`Trimmer`] asks the allocator to hand free pages
+//! back (`malloc_trim`), off the async workers. Measured by the capacity benchmark's "after"
+//! RSS (see the README).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+/// How often the open connections are counted.
+pub const CHECK_EVERY: Duration = Duration::from_secs(2);
+/// How far below its peak the number of open connections must fall before a trim.
+pub const FALL: usize = 256;
+
+/// When to trim: after the open connections fell by [`FALL`] from their peak since the last
+/// trim.
+#[derive(Debug, Default)]
+pub struct Trimmer {
+    peak: usize,
+}
+
+impl Trimmer {
+    /// Take the current number of open connections; true when memory should be trimmed now.
+    pub fn observe(&mut self, open: usize) -> bool {
+        self.peak = self.peak.max(open);
+        if self.peak >= open + FALL {
+            self.peak = open;
+            return true;
+        }
+        false
+    }
+}
+
+/// Count open connections (`max` minus the free permits of `permits`) every [`CHECK_EVERY`]
+/// and trim when [`Trimmer::observe`] says so, for as long as the accept loop holds `permits`.
+pub fn spawn(permits: &Arc<Semaphore>, max: usize) {
+    let permits = Arc::downgrade(permits);
+    tokio::spawn(async move {
+        let mut trimmer = Trimmer::default();
+        let mut tick = tokio::time::interval(CHECK_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(free) = permits.upgrade().map(|p| p.available_permits()) else {
+                return;
+            };
+            let open = max.saturating_sub(free);
+            if trimmer.observe(open) {
+                let _ = tokio::task::spawn_blocking(release).await;
+            }
+        }
+    });
+}
+
+/// Hand the allocator's free pages back to the system.
+fn release() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system; it is thread-safe.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_once_a_crowd_has_left_and_not_while_it_stays() {
+        let mut t = Trimmer::default();
+        // A crowd arrives and stays: nothing to give back.
+        for open in [0, 10, 5_000, 10_000, 10_000, 9_900] {
+            assert!(!t.observe(open), "at {open}");
+        }
+        // It leaves: one trim, then none while nothing changes.
+        assert!(t.observe(100));
+        assert!(!t.observe(100));
+        assert!(!t.observe(0));
+        // Small comings and goings never trim.
+        for _ in 0..100 {
+            assert!(!t.observe(FALL - 1));
+            assert!(!t.observe(0));
+        }
+        // A second crowd, gone in steps: a trim each time it fell by FALL.
+        assert!(!t.observe(3 * FALL));
+        assert!(t.observe(2 * FALL));
+        assert!(!t.observe(2 * FALL - 1));
+        assert!(t.observe(FALL));
+    }
+}
