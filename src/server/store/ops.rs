@@ -7,8 +7,10 @@ use tokio::sync::oneshot;
 
 use crate::wire::RunState;
 
-/// Most writes committed in one transaction.
-pub(super) const BATCH: usize = 2048;
+/// Most writes committed in one transaction. Every commit writes each page it touched once:
+/// with many runs streaming at once, a commit touches a page per run, so fewer and larger
+/// commits write less (8,192 events of 1,000 runs: ~8 per page, against 2 at 2,048).
+pub(super) const BATCH: usize = 8192;
 
 /// Told, after each commit, the number of the last committed event of its run — or that its
 /// events could not be stored (after which nothing more is reported committed: a later commit
