@@ -2,7 +2,7 @@
 // built-in ui:// view speaking the MCP Apps bridge) and activity types no client knows.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot, settled } from "./support.mjs";
 
 let server;
 let browser;
@@ -25,6 +25,9 @@ test("ogui: streamed HTML, CSS and script run in a sandboxed frame sized by the 
   const iframe = page.locator("iframe[title='Generated UI']");
   assert.equal(await iframe.getAttribute("sandbox"), "allow-scripts");
   const frame = page.frameLocator("iframe[title='Generated UI']");
+  // Chromium stops animation frames in a cross-origin frame out of view, and the counter
+  // counts on them: in view, as the user sees it.
+  await iframe.scrollIntoViewIfNeeded();
   // The script ran: the counter reached its value.
   await frame.locator("#count").filter({ hasText: "1,280" }).waitFor({ timeout: 10000 });
   // The frame said its height; the card took it (not the initial 220 px).
@@ -55,6 +58,7 @@ test("mcp_app: the ui:// view is fetched through the agent and speaks the MCP Ap
   // tools/call goes through the agent (a side run) and comes back.
   const answers = [];
   page.on("response", (r) => r.request().method() === "POST" && answers.push(`${r.status()} ${r.url()}`));
+  await settled(page, page.locator("iframe[title^='MCP App']"));
   await app.getByRole("button", { name: "Roll again (tools/call)" }).click();
   // The app logs either outcome; on a failure the assertion says which, with the agent's answers.
   const said = app.locator("#log").filter({ hasText: /Rolled again\.|tools\/call failed/ });
@@ -62,6 +66,16 @@ test("mcp_app: the ui:// view is fetched through the agent and speaks the MCP Ap
   const log = await app.locator("#log").textContent();
   assert.match(log, /Rolled again\./, `the app's log: ${JSON.stringify(log)}; answers: ${answers.join(", ")}`);
   await card.scrollIntoViewIfNeeded();
+  // A theme switched while the app shows reaches it (ui/notifications/host-context-changed).
+  const theme = page.getByRole("button", { name: "Toggle theme" });
+  const appTheme = () => app.locator("html").getAttribute("data-theme");
+  const before = (await page.locator("html").getAttribute("data-theme")) ?? "light";
+  await theme.click();
+  const after = before === "dark" ? "light" : "dark";
+  await app.locator(`html[data-theme='${after}']`).waitFor({ timeout: 5000 });
+  await theme.click();
+  await app.locator(`html[data-theme='${before}']`).waitFor({ timeout: 5000 });
+  assert.equal(await appTheme(), before);
   await shoot(page, "activities-mcp-app");
   // The side run stayed out of the thread: no new turn, no new run in the thread list.
   const turns = await page.getByRole("log", { name: "Conversation" }).locator(".turn").count();

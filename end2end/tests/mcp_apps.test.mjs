@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot } from "./support.mjs";
+import { startServer, stopServer, launchBrowser, openPage, send, idle, shoot, settled } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -82,6 +82,7 @@ test("an MCP App of a Python SDK server renders and calls its own server's tool"
   const app = page.frameLocator("iframe[title^='MCP App']");
   // The tool's input reached the view after its handshake.
   await app.locator("#n").filter({ hasText: /^5$/ }).waitFor({ timeout: 10000 });
+  await settled(page, iframe);
   // tools/call of the app-only tool: through the agent to the Python server and back.
   await app.getByRole("button", { name: "+1" }).click();
   await app.locator("#n").filter({ hasText: /^6$/ }).waitFor({ timeout: 15000 });

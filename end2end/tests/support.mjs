@@ -106,6 +106,23 @@ export async function openPage(browser, url) {
   return { page, problems };
 }
 
+/**
+ * Waits until `locator`'s box stays put for 100 ms (at most `timeout` ms). A frame resizes
+ * itself right after it shows a result, and the transcript follows it down: Playwright checks a
+ * button inside a frame for stability within that frame only, so a click sent while the frame
+ * itself still moves in the page can land beside the button.
+ */
+export async function settled(page, locator, timeout = 5000) {
+  const box = async () => JSON.stringify(await locator.boundingBox());
+  let prev = await box();
+  for (const end = Date.now() + timeout; Date.now() < end; ) {
+    await page.waitForTimeout(100);
+    const now = await box();
+    if (now === prev) return;
+    prev = now;
+  }
+}
+
 /** Type `text` in the composer and send it with Enter, as a user does. */
 export async function send(page, text) {
   const box = page.getByRole("textbox", { name: "Message" });

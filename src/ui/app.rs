@@ -102,6 +102,7 @@ pub fn Studio() -> impl IntoView {
 
 #[component]
 fn StudioPage(initial: InitialThreads) -> impl IntoView {
+    crate::ui::theme::provide_theme();
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| {
         hydrated.set(true);

@@ -14,13 +14,26 @@ pub const STORAGE_KEY: &str = "agui-studio-theme";
 /// text escaping unchanged.
 pub const THEME_BOOT_SCRIPT: &str = "try{var t=localStorage.getItem(\"agui-studio-theme\");if(t===\"light\"||t===\"dark\"){document.documentElement.setAttribute(\"data-theme\",t)}}catch(e){}";
 
+/// Whether the dark theme is on, for views that tell frames about it (an MCP App is told of a
+/// change with `ui/notifications/host-context-changed`). Provided by [`ThemeToggle`]'s parent
+/// through [`provide_theme`]; `None` until the browser tells (the server cannot know), so SSR
+/// and hydration agree.
+#[derive(Clone, Copy)]
+pub struct Theme(pub RwSignal<Option<bool>>);
+
+/// Provide the page's [`Theme`] to everything below.
+pub fn provide_theme() -> Theme {
+    let theme = Theme(RwSignal::new(None));
+    Effect::new(move |_| theme.0.set(Some(current_is_dark())));
+    provide_context(theme);
+    theme
+}
+
 /// A button that switches between the light and the dark theme (accessible name "Toggle
 /// theme"; `aria-pressed` is true while the dark theme is on).
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
-    // `None` until the browser tells us (the server cannot know), so SSR and hydration agree.
-    let dark = RwSignal::new(None::<bool>);
-    Effect::new(move |_| dark.set(Some(current_is_dark())));
+    let dark = use_context::<Theme>().unwrap_or_else(provide_theme).0;
     let toggle = move |_| {
         let next = !dark.get_untracked().unwrap_or_else(current_is_dark);
         apply(next);

@@ -213,6 +213,21 @@ pub fn McpApp(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
             }
         }
     });
+    // A theme switched while the app shows: the app is told, as the MCP Apps host contract
+    // asks, so it restyles (its first theme came with `ui/initialize`).
+    let theme = use_context::<crate::ui::theme::Theme>();
+    Effect::new(move |prev: Option<Option<bool>>| {
+        let dark = theme.and_then(|t| t.0.get());
+        if initialized.get() && prev.is_some_and(|p| p != dark) {
+            if let (Some(p), Some(dark)) = (port.get_value(), dark) {
+                p.post(&mcp_bridge::notification(
+                    "ui/notifications/host-context-changed",
+                    json!({ "theme": if dark { "dark" } else { "light" } }),
+                ));
+            }
+        }
+        dark
+    });
     on_cleanup(move || {
         if let Some(p) = port.get_value() {
             p.post(&json!({"jsonrpc": "2.0", "id": "teardown", "method": "ui/resource-teardown", "params": {}}));
@@ -328,11 +343,14 @@ pub fn McpApp(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
                     <button type="button" class="btn small" on:click=move |_| answer_link(false)>"Cancel"</button>
                 </div>
             })}
+            // Only a new resource makes a new frame: the title is read untracked, or every change
+            // of the activity's input or result would reload the app (and lose what it shows).
             {move || match load.get() {
                 Load::Ready(html, csp) => {
                     let html = Signal::derive(move || Some(html.clone()));
+                    let title = untrack(move || format!("MCP App {}", uri()));
                     view! {
-                        <SandboxFrame html title=format!("MCP App {}", uri()) csp on_message on_port/>
+                        <SandboxFrame html title csp on_message on_port/>
                     }.into_any()
                 }
                 _ => ().into_any(),
