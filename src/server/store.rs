@@ -37,9 +37,16 @@ pub use ops::Committed;
 use ops::Op;
 use writer::writer;
 
-/// Writes waiting for the writer; a run producing faster than the disk waits here. Twice a
-/// batch, so one batch fills while the other commits.
-const QUEUE: usize = 2 * ops::BATCH;
+/// Writes waiting for the writer; a run producing faster than the disk waits here. Three
+/// quarters of a batch fill while the previous batch commits.
+const QUEUE: usize = 3 * ops::BATCH / 4;
+
+/// The most events of one run sent to the store and not yet committed (or failed): a full queue
+/// plus the batch being committed, plus the one waiting to be queued. A run's in-memory log must
+/// hold at least this many (its readers read uncommitted events only from there, see
+/// `runs::LIVE_WINDOW`): a database that stalls must not make a reader miss events that will
+/// never be stored, or the run's end with them.
+pub const MAX_UNCOMMITTED: usize = QUEUE + ops::BATCH + 1;
 
 /// Each connection's page cache, in KiB (SQLite's `cache_size` takes a negative number as KiB;
 /// the cache grows only as pages are used).

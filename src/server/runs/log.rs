@@ -20,6 +20,7 @@ use crate::server::store::{Committed, Store};
 /// How many of a live run's newest events stay in memory; a reader further behind reads the
 /// older ones from the database (without a database nothing is dropped).
 pub const LIVE_WINDOW: usize = 16 * 1024;
+const _: () = assert!(LIVE_WINDOW >= crate::server::store::MAX_UNCOMMITTED);
 /// Most events a reader takes at once.
 const READ_BATCH: usize = 256;
 
