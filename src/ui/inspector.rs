@@ -280,6 +280,22 @@ pub fn Inspector(
     .into_any()
 }
 
+/// The list's rows for `records`, for the page's rehearsal of its views ([`crate::ui::warm`]).
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+pub(crate) fn rehearsal_rows(records: Vec<EventRecord>) -> impl IntoView {
+    let selected = RwSignal::new(None::<Key>);
+    let on_select = Callback::new(move |key: Key| selected.set(Some(key)));
+    let rows = records
+        .into_iter()
+        .enumerate()
+        .map(|(pos, record)| {
+            let key = Key::Live(record.key);
+            view! { <EventRow pos key record selected on_select/> }
+        })
+        .collect_view();
+    view! { <ol class="events">{rows}</ol> }
+}
+
 #[component]
 fn EventRow(
     pos: usize,
