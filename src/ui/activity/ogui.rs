@@ -57,7 +57,8 @@ fn size_script() -> String {
 }
 
 /// Read the content. Scripts join the document only once both their parts are complete (or
-/// the agent is no longer generating), so a half-streamed function is never run.
+/// the agent is no longer generating), so a half-streamed function is never run and the
+/// document changes at most twice while it streams: the HTML, then the HTML with its scripts.
 pub fn ogui_of(content: &Map<String, Value>) -> Ogui {
     let flag = |k: &str| content.get(k).and_then(Value::as_bool).unwrap_or(false);
     let generating = flag("generating");
@@ -66,11 +67,11 @@ pub fn ogui_of(content: &Map<String, Value>) -> Ogui {
     let html_complete = flag("htmlComplete") || (!generating && html_bytes > 0);
     let functions = content.get("jsFunctions").and_then(Value::as_str);
     let expressions = strings(content.get("jsExpressions"));
-    let has_scripts = functions.is_some() || !expressions.is_empty();
+    // The expressions come last: until they are complete, more scripts may follow, and a
+    // document run with only the functions would be replaced (and its script restarted) by the
+    // next one.
     let scripts_complete = !generating
-        || ((functions.is_none() || flag("jsFunctionsComplete"))
-            && (expressions.is_empty() || flag("jsExpressionsComplete"))
-            && has_scripts);
+        || ((functions.is_none() || flag("jsFunctionsComplete")) && flag("jsExpressionsComplete"));
     let mut out = Ogui {
         generating,
         initial_height: content
@@ -131,7 +132,9 @@ pub fn OpenGenUi(#[prop(into)] message: Signal<Msg>) -> impl IntoView {
             _ => Ogui::default(),
         })
     });
-    let document = Signal::derive(move || parts.with(|p| p.document.clone()));
+    // A memo: the frame reloads only for a new document, not for every flag that arrives
+    // (a reload would start the agent's script again and lose what the user did in it).
+    let document = Memo::new(move |_| parts.with(|p| p.document.clone()));
     let initial_height = parts.with_untracked(|p| p.initial_height);
     let status = move || {
         parts.with(|p| {
@@ -191,6 +194,9 @@ mod tests {
         assert!(!doc.contains("function f"), "{doc}");
         assert!(doc.contains(FRAME_SIZE_MESSAGE));
         c["jsFunctionsComplete"] = json!(true);
+        // The functions alone are not yet the scripts: the expressions may still be streaming.
+        let doc = of(c.clone()).document.unwrap();
+        assert!(!doc.contains("function f"), "{doc}");
         c["jsExpressionsComplete"] = json!(true);
         let doc = of(c.clone()).document.unwrap();
         assert!(

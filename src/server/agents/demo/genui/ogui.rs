@@ -42,14 +42,23 @@ pub(super) const JS_FUNCTIONS: &str = "function reportHeight() {\n\
   parent.postMessage({ type: \"__ck_resize\", height: Math.ceil(document.body.scrollHeight) }, \"*\");\n\
 }\n\
 function animateCounter(id, to, ms) {\n\
-  var el = document.getElementById(id), start = null;\n\
+  var el = document.getElementById(id), start = null, done = false;\n\
+  function finish() {\n\
+    if (done) return;\n\
+    done = true;\n\
+    el.textContent = to.toLocaleString(\"en-US\");\n\
+    reportHeight();\n\
+  }\n\
   function step(t) {\n\
+    if (done) return;\n\
     if (start === null) start = t;\n\
     var k = Math.min(1, (t - start) / ms);\n\
     el.textContent = Math.round(to * k).toLocaleString(\"en-US\");\n\
-    if (k < 1) requestAnimationFrame(step); else reportHeight();\n\
+    if (k < 1) requestAnimationFrame(step); else finish();\n\
   }\n\
   requestAnimationFrame(step);\n\
+  // A frame out of view gets no animation frames: the count still ends where it should.\n\
+  setTimeout(finish, ms + 100);\n\
 }\n";
 
 pub(super) const JS_EXPRESSIONS: [&str; 3] = [
