@@ -107,22 +107,45 @@ pub fn proto_stream() -> Vec<u8> {
     out
 }
 
-/// One protobuf round: the body through a pipeline (as network reads would split it) and the
-/// inspector's indexing of what it delivered.
-fn proto_round() {
-    use crate::client::event_log::{records, Filter, FilteredIndex, RunMark};
-    use crate::protocol::pipeline::binary::BodyKind;
+/// `body` through a throwaway pipeline of the rehearsal's input, in pieces of `piece` bytes as
+/// network reads would split it (protobuf when `proto`), and what it delivered.
+fn through_pipeline(
+    body: &[u8],
+    proto: bool,
+    piece: usize,
+) -> (Pipeline, Vec<crate::protocol::pipeline::Delivered>) {
     let mut p = Pipeline::for_input(&input(), PipelineOptions::default());
-    p.expect_body(BodyKind::Protobuf);
+    if proto {
+        p.expect_body(crate::protocol::pipeline::binary::BodyKind::Protobuf);
+    }
     let mut delivered = Vec::new();
-    for piece in proto_stream().chunks(1400) {
+    for piece in body.chunks(piece) {
         delivered.extend(p.push_bytes(piece));
     }
     delivered.extend(p.finish());
     debug_assert_eq!(p.outcome(), StreamOutcome::Completed, "{:?}", p.error());
+    (p, delivered)
+}
+
+/// `body` through a pipeline, and the inspector's records of what it delivered.
+fn rehearsed(
+    body: &[u8],
+    proto: bool,
+    piece: usize,
+) -> (Pipeline, Vec<crate::client::event_log::EventRecord>) {
+    use crate::client::event_log::{records, RunMark};
+    let (p, delivered) = through_pipeline(body, proto, piece);
     let (mut seen, mut key) = (0, 0);
     let mut run = RunMark::new(RUN, 0.0);
-    let live = records(delivered, &p.warnings, &mut seen, &mut run, &mut key, 0.0);
+    let rows = records(delivered, &p.warnings, &mut seen, &mut run, &mut key, 0.0);
+    (p, rows)
+}
+
+/// One protobuf round: the body through a pipeline and the inspector's indexing of what it
+/// delivered.
+fn proto_round() {
+    use crate::client::event_log::{Filter, FilteredIndex};
+    let (_, live) = rehearsed(&proto_stream(), true, 1400);
     let mut index = FilteredIndex::default();
     index.update(&Filter::default(), &[], &live);
 }
@@ -142,17 +165,8 @@ pub fn step(n: usize) -> bool {
                 None,
             );
         }
-        1 => {
-            let input = input();
-            let mut p = Pipeline::for_input(&input, PipelineOptions::default());
-            let bytes = stream();
-            // Split as a network read would, so the decoder's buffering runs too.
-            for piece in bytes.as_bytes().chunks(97) {
-                let _ = p.push_bytes(piece);
-            }
-            let _ = p.finish();
-            debug_assert_eq!(p.outcome(), StreamOutcome::Completed, "{:?}", p.error());
-        }
+        // Split as a network read would, so the decoder's buffering runs too.
+        1 => drop(through_pipeline(stream().as_bytes(), false, 97)),
         2 => {
             let _ = crate::ui::markdown::parse::parse(MARKDOWN);
         }
@@ -166,14 +180,9 @@ pub fn step(n: usize) -> bool {
 /// What the event inspector does with a run's events: records, a filtered index, the per-run
 /// summary and the timeline.
 fn inspect() {
-    use crate::client::event_log::{all, records, Filter, FilteredIndex, RunMark};
+    use crate::client::event_log::{all, Filter, FilteredIndex};
     use crate::client::run_report::{run_stats, timeline};
-    let mut p = Pipeline::for_input(&input(), PipelineOptions::default());
-    let mut delivered = p.push_bytes(stream().as_bytes());
-    delivered.extend(p.finish());
-    let (mut seen, mut key) = (0, 0);
-    let mut run = RunMark::new(RUN, 0.0);
-    let live = records(delivered, &p.warnings, &mut seen, &mut run, &mut key, 0.0);
+    let (_, live) = rehearsed(stream().as_bytes(), false, usize::MAX);
     let mut index = FilteredIndex::default();
     let filter = Filter {
         text: "text message".into(),
@@ -210,18 +219,12 @@ async fn rehearse_views() {
     const MORE: &str = "More *text*, `code` and a [link](https://example.com). ";
     /// Frames of the view rehearsal.
     const VIEW_FRAMES: usize = 24;
-    use crate::client::event_log::{records, RunMark};
     use crate::client::transport::sleep_ms;
     use crate::protocol::types::Message as Msg;
     use leptos::prelude::*;
     use leptos::wasm_bindgen::JsCast;
 
-    let mut p = Pipeline::for_input(&input(), PipelineOptions::default());
-    let mut delivered = p.push_bytes(stream().as_bytes());
-    delivered.extend(p.finish());
-    let (mut seen, mut key) = (0, 0);
-    let mut run = RunMark::new(RUN, 0.0);
-    let rows = records(delivered, &p.warnings, &mut seen, &mut run, &mut key, 0.0);
+    let (p, rows) = rehearsed(stream().as_bytes(), false, usize::MAX);
     let messages: Vec<RwSignal<Msg>> = p
         .conversation
         .messages
@@ -291,9 +294,7 @@ mod tests {
 
     #[test]
     fn the_rehearsal_stream_is_a_complete_valid_run() {
-        let mut p = Pipeline::for_input(&input(), PipelineOptions::default());
-        let mut delivered = p.push_bytes(stream().as_bytes());
-        delivered.extend(p.finish());
+        let (p, delivered) = through_pipeline(stream().as_bytes(), false, usize::MAX);
         assert_eq!(p.outcome(), StreamOutcome::Completed, "{:?}", p.error());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(delivered.len(), events().len());
@@ -354,11 +355,7 @@ mod tests {
 
     #[test]
     fn the_protobuf_rehearsal_is_a_complete_valid_run() {
-        use crate::protocol::pipeline::binary::BodyKind;
-        let mut p = Pipeline::for_input(&input(), PipelineOptions::default());
-        p.expect_body(BodyKind::Protobuf);
-        let mut delivered = p.push_bytes(&proto_stream());
-        delivered.extend(p.finish());
+        let (p, delivered) = through_pipeline(&proto_stream(), true, usize::MAX);
         assert_eq!(p.outcome(), StreamOutcome::Completed, "{:?}", p.error());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(delivered.len(), events().len() - 2 + DELTAS);
