@@ -59,7 +59,12 @@ async function measure(inspector) {
   // Tracing has a cost of its own (with the inspector open it added tasks over 50 ms): opt-in.
   const tracing = Boolean(process.env.BENCH_TRACE);
   if (tracing) {
-    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["toplevel"] } });
+    // `devtools.timeline` says what each task did (the event it dispatched, the animation frame
+    // it ran, style and layout), so a long task can be told apart from a long wait.
+    await cdp.send("Tracing.start", {
+      transferMode: "ReportEvents",
+      traceConfig: { includedCategories: ["toplevel", "devtools.timeline"] },
+    });
   }
   const box = page.locator("#composer-input");
   await box.fill(`long ${deltas}`);
@@ -98,10 +103,13 @@ async function measure(inspector) {
   console.log(`— inspector ${inspector ? "open" : "closed"}`);
   console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
   console.log(`longest main-thread task: ${r.longest.toFixed(0)} ms (${r.count} tasks over 50 ms)`);
-  if (tracing) console.log(
-    `CPU time of those tasks: max ${cpu.longMax.toFixed(0)} ms (wall − CPU: the thread waiting for a core); ` +
-      `most CPU in one task: ${cpu.max.toFixed(0)} ms (${cpu.over50} tasks over 50 ms of CPU)`,
-  );
+  if (tracing) {
+    console.log(
+      `CPU time of those tasks: max ${cpu.longMax.toFixed(0)} ms (wall − CPU: the thread waiting for a core); ` +
+        `most CPU in one task: ${cpu.max.toFixed(0)} ms (${cpu.over50} tasks over 50 ms of CPU)`,
+    );
+    for (const t of cpu.long) console.log(`  task ${t}`);
+  }
   console.log(
     `main thread: tasks ${spent("TaskDuration")} ms, script ${spent("ScriptDuration")} ms, ` +
       `style ${spent("RecalcStyleDuration")} ms, layout ${spent("LayoutDuration")} ms`,
@@ -136,11 +144,32 @@ function taskCpu(events) {
     if (tasks.length > best.length) best = tasks;
   }
   const cpu = best.map((e) => (e.tdur ?? 0) / 1000);
-  const longCpu = best.filter((e) => e.dur > 50_000).map((e) => (e.tdur ?? 0) / 1000);
+  const longTasks = best.filter((e) => e.dur > 50_000);
+  const longCpu = longTasks.map((e) => (e.tdur ?? 0) / 1000);
+  // What each task over 50 ms did: the timeline's events directly inside it (a key press's
+  // dispatch, an animation frame, a timer, a fetch read, style, layout, paint), CPU time each.
+  const main = best[0] ? { pid: best[0].pid, tid: best[0].tid } : null;
+  const inner = main
+    ? events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && !/(^|::)RunTask$/.test(e.name))
+    : [];
+  const long = longTasks.map((t) => {
+    const end = t.ts + t.dur;
+    const within = inner.filter((e) => e.ts >= t.ts && e.ts + e.dur <= end);
+    // Only the outermost: an event inside another one of the same task is part of it.
+    const outer = within.filter((e) => !within.some((o) => o !== e && o.ts <= e.ts && o.ts + o.dur >= e.ts + e.dur && o.dur > e.dur));
+    const by = new Map();
+    for (const e of outer) {
+      const name = e.name === "EventDispatch" ? `EventDispatch(${e.args?.data?.type ?? "?"})` : e.name;
+      by.set(name, (by.get(name) ?? 0) + (e.tdur ?? e.dur) / 1000);
+    }
+    const parts = [...by].sort((a, b) => b[1] - a[1]).map(([n, ms]) => `${n} ${ms.toFixed(1)}`);
+    return `${(t.dur / 1000).toFixed(0)} ms wall, ${((t.tdur ?? 0) / 1000).toFixed(0)} ms CPU: ${parts.join(", ")} (ms CPU)`;
+  });
   return {
     max: Math.max(0, ...cpu),
     over50: cpu.filter((c) => c > 50).length,
     longMax: Math.max(0, ...longCpu),
+    long,
   };
 }
 

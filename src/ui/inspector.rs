@@ -28,7 +28,9 @@ use sources::Sources;
 
 /// The height of one row, in CSS pixels (the stylesheet's `.event-row` matches it).
 pub const ROW_PX: f64 = 26.0;
-/// Rows rendered above and below the visible ones.
+/// Rows rendered above and below the visible ones while the user scrolls (none while the list
+/// follows the newest event: each redraw then moves the window by every event that arrived, so
+/// rows above or below the view would only be built to be thrown away).
 const OVERSCAN: usize = 8;
 /// Characters of the one-line JSON view.
 const ONE_LINE: usize = 160;
@@ -138,17 +140,18 @@ pub fn Inspector(
         version.track();
         let n = index.with_value(FilteredIndex::len);
         let visible = (view_h.get() / ROW_PX).ceil() as usize + 1;
+        let overscan = if following.get() { 0 } else { OVERSCAN };
         // Past the end (the list just got shorter, before the browser's scroll event): the
         // last rows.
-        let last_start = n.saturating_sub(visible + OVERSCAN);
+        let last_start = n.saturating_sub(visible + overscan);
         let first = if following.get() {
             last_start
         } else {
             ((scroll_top.get() / ROW_PX) as usize)
-                .saturating_sub(OVERSCAN)
+                .saturating_sub(overscan)
                 .min(last_start)
         };
-        let last = (first + visible + 2 * OVERSCAN).min(n);
+        let last = (first + visible + 2 * overscan).min(n);
         index.with_value(|i| {
             (first..last)
                 .filter_map(|p| i.key_at(p).map(|k| (p, k)))
