@@ -1238,3 +1238,69 @@ fn sse_round_trip_of_every_event() {
         assert_eq!(&back, e, "SSE round trip of {}", describe(e));
     }
 }
+
+/// The enforcement's fast path for flat events it has seen clean (`enforce::Shape`) gives what
+/// the full check gives: the same event, the same warnings, for every instance above, each
+/// sent twice (the second time may take the fast path), then with an unknown member added (a
+/// new shape: the full check, which must name it), then with a known member of the wrong type
+/// (fatal, with the event in the message) after its shape is known clean.
+#[test]
+fn enforcement_fast_path_agrees_with_the_full_check() {
+    use agui_studio::protocol::enforce::{enforce, Enforced};
+    for e in all_instances() {
+        let wire = e.to_value();
+        assert_eq!(
+            Event::from_value_ref(&wire).unwrap(),
+            Event::from_value(wire.clone()).unwrap(),
+            "{}",
+            describe(&e)
+        );
+        let mut first = Vec::new();
+        let a = enforce(wire.clone(), &mut first).unwrap();
+        let mut second = Vec::new();
+        let b = enforce(wire.clone(), &mut second).unwrap();
+        assert_eq!(a, b, "{}", describe(&e));
+        assert_eq!(first, second, "{}", describe(&e));
+        assert_eq!(a, Enforced::Event(Box::new(e.clone())), "{}", describe(&e));
+
+        let mut extra = wire.clone();
+        extra["futureMember"] = json!("x");
+        for _ in 0..2 {
+            let mut w = Vec::new();
+            let r = enforce(extra.clone(), &mut w).unwrap();
+            assert_eq!(r, Enforced::Event(Box::new(e.clone())), "{}", describe(&e));
+            assert_eq!(
+                w,
+                vec![format!(
+                    "stripped unknown property /futureMember from {}",
+                    e.type_name()
+                )],
+                "{}",
+                describe(&e)
+            );
+        }
+    }
+    // A shape known clean, then a value of the wrong type in it.
+    let ok =
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a", "timestamp": 1});
+    for _ in 0..2 {
+        assert!(enforce(ok.clone(), &mut Vec::new()).is_ok());
+    }
+    let bad = json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": 5, "timestamp": 1});
+    let err = enforce(bad, &mut Vec::new()).unwrap_err().to_string();
+    assert!(
+        err.contains("malformed TEXT_MESSAGE_CONTENT event") && err.contains("\"delta\":5"),
+        "{err}"
+    );
+    // An unattributable event's subagentRunId is stripped, whatever shapes came before.
+    let attributed =
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "subagentRunId": "s"});
+    for _ in 0..2 {
+        let mut w = Vec::new();
+        enforce(attributed.clone(), &mut w).unwrap();
+        assert_eq!(
+            w,
+            vec!["stripped unknown property /subagentRunId from RUN_STARTED"]
+        );
+    }
+}

@@ -152,6 +152,10 @@ function taskCpu(events) {
   const inner = main
     ? events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && !/(^|::)RunTask$/.test(e.name))
     : [];
+  const threadName = new Map(
+    events.filter((e) => e.name === "thread_name").map((e) => [`${e.pid}:${e.tid}`, e.args?.name]),
+  );
+  const busy = events.filter((e) => e.ph === "X" && /(^|::)RunTask$/.test(e.name));
   const long = longTasks.map((t) => {
     const end = t.ts + t.dur;
     const within = inner.filter((e) => e.ts >= t.ts && e.ts + e.dur <= end);
@@ -163,7 +167,21 @@ function taskCpu(events) {
       by.set(name, (by.get(name) ?? 0) + (e.tdur ?? e.dur) / 1000);
     }
     const parts = [...by].sort((a, b) => b[1] - a[1]).map(([n, ms]) => `${n} ${ms.toFixed(1)}`);
-    return `${(t.dur / 1000).toFixed(0)} ms wall, ${((t.tdur ?? 0) / 1000).toFixed(0)} ms CPU: ${parts.join(", ")} (ms CPU)`;
+    // What else ran meanwhile: the busiest other threads of the browser (their tasks' CPU time
+    // within the task's wall time), which is what the page's thread waited for.
+    const others = new Map();
+    for (const e of busy) {
+      if (e.pid === main.pid && e.tid === main.tid) continue;
+      const overlap = Math.min(end, e.ts + e.dur) - Math.max(t.ts, e.ts);
+      if (overlap <= 0 || !e.dur) continue;
+      const k = `${threadName.get(`${e.pid}:${e.tid}`) ?? "?"}`;
+      others.set(k, (others.get(k) ?? 0) + ((e.tdur ?? e.dur) * overlap) / e.dur / 1000);
+    }
+    const meanwhile = [...others].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, ms]) => `${n} ${ms.toFixed(0)}`);
+    return (
+      `${(t.dur / 1000).toFixed(0)} ms wall, ${((t.tdur ?? 0) / 1000).toFixed(0)} ms CPU: ${parts.join(", ")} (ms CPU)` +
+      `\n      meanwhile on other threads (ms CPU): ${meanwhile.join(", ")}`
+    );
   });
   return {
     max: Math.max(0, ...cpu),

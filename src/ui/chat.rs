@@ -17,7 +17,7 @@ use crate::ui::render_hints::RenderHint;
 use crate::ui::run_status::subagent_status_key;
 use crate::ui::tool_renderers::state_views;
 use crate::ui::transcript::TranscriptCtx;
-use crate::ui::util::stick_to_bottom;
+use crate::ui::util::{stick_to_bottom, Stick};
 
 /// One row of the transcript.
 #[derive(Clone)]
@@ -161,7 +161,12 @@ pub fn Chat(
     });
 
     let log = NodeRef::<Div>::new();
-    let (following, on_scroll, jump) = stick_to_bottom(log, move || {
+    let Stick {
+        following,
+        on_scroll,
+        jump,
+        follow,
+    } = stick_to_bottom(log, move || {
         agent.messages.with(|m| {
             for e in m.iter().rev().take(3) {
                 e.msg.track();
@@ -183,8 +188,7 @@ pub fn Chat(
             )
         });
         if prev.is_some_and(|p| len > p) && last_is_user {
-            following.set(true);
-            request_animation_frame(jump);
+            follow();
         }
         len
     });

@@ -16,7 +16,7 @@ use crate::client::event_log::{EventRecord, Filter, FilteredIndex, Key};
 use crate::client::history::History;
 use crate::ui::dock::CloseButton;
 use crate::ui::render_hints::JsonView;
-use crate::ui::util::{stick_to_bottom, throttled_tick, truncate};
+use crate::ui::util::{stick_to_bottom, throttled_tick, truncate, Stick};
 
 #[path = "inspector/files.rs"]
 mod files;
@@ -113,7 +113,12 @@ pub fn Inspector(
     let view_h = RwSignal::new(480.0f64);
     let selected = RwSignal::new(None::<Key>);
     // Follow the newest event (scrolling once the new rows are laid out).
-    let (following, follow_scroll, jump_latest) = stick_to_bottom(list, move || {
+    let Stick {
+        following,
+        on_scroll: follow_scroll,
+        jump: jump_latest,
+        follow,
+    } = stick_to_bottom(list, move || {
         version.track();
         true
     });
@@ -131,7 +136,7 @@ pub fn Inspector(
     Effect::new(move |prev: Option<Filter>| {
         let f = filter.get();
         if prev.is_some_and(|p| p != f) {
-            following.set(true);
+            follow();
         }
         f
     });
@@ -259,11 +264,17 @@ pub fn Inspector(
                 </Show>
                 <ol class="events" style:height=move || format!("{}px", shown() as f64 * ROW_PX)>
                     <For
-                        each=move || window.get()
-                        key=|r| *r
-                        children=move |(pos, key)| {
-                            src.record(key)
-                                .map(|record| view! { <EventRow pos key record selected on_select/> })
+                        each=move || 0..window.with(Vec::len)
+                        key=|slot| *slot
+                        children=move |slot| {
+                            let row = Memo::new(move |prev: Option<&Option<RowView>>| {
+                                let (pos, key) = window.with(|w| w.get(slot).copied())?;
+                                match prev {
+                                    Some(Some(p)) if p.pos == pos && p.key == key => Some(p.clone()),
+                                    _ => src.record(key).map(|r| RowView::new(pos, key, &r)),
+                                }
+                            });
+                            view! { <EventRow row=row.into() selected on_select/> }
                         }
                     />
                 </ol>
@@ -292,43 +303,85 @@ pub(crate) fn rehearsal_rows(records: Vec<EventRecord>) -> impl IntoView {
         .into_iter()
         .enumerate()
         .map(|(pos, record)| {
-            let key = Key::Live(record.key);
-            view! { <EventRow pos key record selected on_select/> }
+            let row = RwSignal::new(Some(RowView::new(pos, Key::Live(record.key), &record)));
+            // A redraw while following moves every row to another event.
+            row.update(|r| {
+                if let Some(r) = r {
+                    r.pos += 1;
+                    r.line.push(' ');
+                }
+            });
+            view! { <EventRow row=row.into() selected on_select/> }
         })
         .collect_view();
     view! { <ol class="events">{rows}</ol> }
 }
 
-#[component]
-fn EventRow(
+/// What one row shows: an event at a position of the filtered list.
+#[derive(Clone, PartialEq)]
+struct RowView {
     pos: usize,
     key: Key,
-    record: EventRecord,
+    n: u32,
+    type_name: &'static str,
+    line: String,
+    since: String,
+    /// The verifier's warnings, one per line.
+    warnings: Option<String>,
+}
+
+impl RowView {
+    fn new(pos: usize, key: Key, record: &EventRecord) -> RowView {
+        RowView {
+            pos,
+            key,
+            n: record.n,
+            type_name: record.type_name,
+            line: one_line(&record.text),
+            since: format!("+{:.0} ms", (record.at_ms - record.run_started_ms).max(0.0)),
+            warnings: (!record.warnings.is_empty()).then(|| record.warnings.join("\n")),
+        }
+    }
+}
+
+/// One row of the list. The list keeps as many rows as it shows and moves them from event to
+/// event (a fast stream moves the whole window on every redraw): a row is built once and then
+/// only its text and attributes change. A row with no event is hidden.
+#[component]
+fn EventRow(
+    row: Signal<Option<RowView>>,
     selected: RwSignal<Option<Key>>,
     on_select: Callback<Key>,
 ) -> impl IntoView {
-    let since = format!("+{:.0} ms", (record.at_ms - record.run_started_ms).max(0.0));
-    let line = one_line(&record.text);
-    let has_warnings = !record.warnings.is_empty();
-    let title = has_warnings.then(|| record.warnings.join("\n"));
+    let get = move |f: fn(&RowView) -> String| {
+        move || row.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
     view! {
         <li
             class="event"
-            class:has-warnings=has_warnings
-            data-type=record.type_name
-            style:top=format!("{}px", pos as f64 * ROW_PX)
+            class:has-warnings=move || row.with(|r| r.as_ref().is_some_and(|r| r.warnings.is_some()))
+            hidden=move || row.with(Option::is_none)
+            data-type=move || row.with(|r| r.as_ref().map(|r| r.type_name))
+            style:top=move || row.with(|r| format!("{}px", r.as_ref().map_or(0, |r| r.pos) as f64 * ROW_PX))
         >
             <button
                 type="button"
                 class="event-row"
-                aria-pressed=move || (selected.get() == Some(key)).to_string()
-                title=title
-                on:click=move |_| on_select.run(key)
+                aria-pressed=move || {
+                    let key = row.with(|r| r.as_ref().map(|r| r.key));
+                    (key.is_some() && selected.get() == key).to_string()
+                }
+                title=move || row.with(|r| r.as_ref().and_then(|r| r.warnings.clone()))
+                on:click=move |_| {
+                    if let Some(key) = row.with_untracked(|r| r.as_ref().map(|r| r.key)) {
+                        on_select.run(key);
+                    }
+                }
             >
-                <span class="event-seq">{record.n}</span>
-                <span class="event-type">{record.type_name}</span>
-                <code class="event-line">{line}</code>
-                <span class="event-time">{since}</span>
+                <span class="event-seq">{get(|r| r.n.to_string())}</span>
+                <span class="event-type">{move || row.with(|r| r.as_ref().map(|r| r.type_name))}</span>
+                <code class="event-line">{get(|r| r.line.clone())}</code>
+                <span class="event-time">{get(|r| r.since.clone())}</span>
             </button>
         </li>
     }

@@ -46,14 +46,16 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-/// A tick that moves at most once per `ms`: the first `bump` moves it at once, bumps within the
-/// next `ms` fold into one more move at its end. Views that would otherwise redraw on every
-/// animation frame of a fast stream read the tick instead.
+/// A tick that moves at most once per `ms`: the first `bump` moves it as soon as the current
+/// task ends (in a task of its own, so the views that follow it are not drawn in the same
+/// long task as whatever bumped it), bumps within the next `ms` fold into one more move at its
+/// end. Views that would otherwise redraw on every animation frame of a fast stream read the
+/// tick instead.
 pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
     let tick = RwSignal::new(0u64);
-    // (a move happened less than `ms` ago, a bump came in since)
+    // (a move is due or happened less than `ms` ago, a bump came in since)
     let state = StoredValue::new((false, false));
-    fn arm(tick: RwSignal<u64>, state: StoredValue<(bool, bool)>, ms: u64) {
+    fn arm(tick: RwSignal<u64>, state: StoredValue<(bool, bool)>, delay: u64, ms: u64) {
         set_timeout(
             move || {
                 // The view that owns the tick may be gone by now (a closed panel): then the
@@ -62,7 +64,7 @@ pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
                     Some(true) => {
                         state.try_set_value((true, false));
                         tick.try_update(|t| *t += 1);
-                        arm(tick, state, ms);
+                        arm(tick, state, ms, ms);
                     }
                     Some(false) => {
                         state.try_set_value((false, false));
@@ -70,16 +72,15 @@ pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
                     None => {}
                 }
             },
-            std::time::Duration::from_millis(ms),
+            std::time::Duration::from_millis(delay),
         );
     }
     let bump = move || {
         if state.with_value(|s| s.0) {
             state.update_value(|s| s.1 = true);
         } else {
-            state.set_value((true, false));
-            tick.update(|t| *t += 1);
-            arm(tick, state, ms);
+            state.set_value((true, true));
+            arm(tick, state, 0, ms);
         }
     };
     (tick, bump)
@@ -88,30 +89,31 @@ pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
 /// How far from the bottom (px) still counts as "at the bottom".
 const BOTTOM_SLACK: i32 = 48;
 
-/// Stick-to-bottom scrolling for a scroll container: while `following`, every run of `changed`
-/// (read inside an effect, so it should read the signals whose change grows the content)
-/// scrolls to the bottom on the next frame — unless it returns false (nothing to follow yet:
-/// an empty transcript keeps its introduction in view); scrolling up stops following,
-/// scrolling back to the bottom resumes it. Returns `(following, on_scroll, jump)`: attach
-/// `on_scroll` to the container's `scroll` event; `jump` scrolls to the bottom and follows
-/// again.
+/// Stick-to-bottom scrolling for a scroll container: while `following`, content that grows
+/// is scrolled into view — unless `changed` (read inside an effect, so it should read the
+/// signals whose change grows the content) last returned false (nothing to follow yet: an
+/// empty transcript keeps its introduction in view); scrolling up stops following, scrolling
+/// back to the bottom resumes it.
+///
+/// The scroll happens in a `ResizeObserver` on the container's content, which the browser runs
+/// right after its layout of the frame: reading `scrollHeight` there costs nothing, where the
+/// same read in an animation frame (before the frame's other callbacks have changed the page)
+/// forced a second layout of the whole transcript on every frame of a stream. It also follows
+/// growth no signal tells of (a frame sizing itself, an image loading).
 ///
 /// Only a scroll *up* from where it last put the container stops following: the scroll event
 /// of its own scroll arrives a frame later, when new content may already have grown the
 /// container below it — that is not the user leaving the bottom.
 ///
-/// Browser only in effect: on the server the effect never runs and nothing scrolls.
+/// Browser only in effect: on the server the effects never run and nothing scrolls.
 pub fn stick_to_bottom(
     node: NodeRef<Div>,
     changed: impl Fn() -> bool + 'static,
-) -> (
-    RwSignal<bool>,
-    impl Fn() + Copy + 'static,
-    impl Fn() + Copy + 'static,
-) {
+) -> Stick<impl Fn() + Copy + 'static, impl Fn() + Copy + 'static, impl Fn() + Copy + 'static> {
     let following = RwSignal::new(true);
     // Where the last scroll to the bottom left the container.
     let pinned = StoredValue::new(0i32);
+    let armed = StoredValue::new(false);
     let to_bottom = move || {
         if let Some(el) = node.get_untracked() {
             el.set_scroll_top(el.scroll_height());
@@ -119,8 +121,12 @@ pub fn stick_to_bottom(
         }
     };
     Effect::new(move |_| {
-        if changed() && following.get_untracked() {
-            request_animation_frame(to_bottom);
+        armed.set_value(changed());
+    });
+    #[cfg(feature = "hydrate")]
+    observe_content(node, move || {
+        if armed.get_value() && following.get_untracked() {
+            to_bottom();
         }
     });
     let on_scroll = move || {
@@ -142,7 +148,75 @@ pub fn stick_to_bottom(
         following.set(true);
         to_bottom();
     };
-    (following, on_scroll, jump)
+    // After the next paint (a task of its own, when the page's layout is up to date), for a
+    // change that may not resize the content.
+    let follow = move || {
+        following.set(true);
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    if following.get_untracked() {
+                        to_bottom();
+                    }
+                },
+                std::time::Duration::ZERO,
+            )
+        });
+    };
+    Stick {
+        following,
+        on_scroll,
+        jump,
+        follow,
+    }
+}
+
+/// What [`stick_to_bottom`] gives its container.
+pub struct Stick<S, J, F> {
+    /// Whether the container follows its newest content.
+    pub following: RwSignal<bool>,
+    /// The container's `scroll` handler.
+    pub on_scroll: S,
+    /// Scroll to the bottom now and follow again (a click on "Latest").
+    pub jump: J,
+    /// Follow again, scrolling once the page is laid out (a change of what is shown).
+    pub follow: F,
+}
+
+/// Run `on_resize` after the browser's layout of every frame in which an element child of the
+/// container (as mounted) changed size.
+#[cfg(feature = "hydrate")]
+fn observe_content(node: NodeRef<Div>, on_resize: impl Fn() + 'static) {
+    use leptos::wasm_bindgen::{closure::Closure, JsCast};
+    let observer = StoredValue::new_local(None::<leptos::web_sys::ResizeObserver>);
+    let on_resize = std::rc::Rc::new(on_resize);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else {
+            return;
+        };
+        if observer.with_value(Option::is_some) {
+            return;
+        }
+        let on_resize = on_resize.clone();
+        let callback = Closure::<dyn Fn()>::new(move || on_resize());
+        let Ok(ro) = leptos::web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else {
+            return;
+        };
+        // Lives as long as the page: one per container.
+        callback.forget();
+        let children = el.children();
+        for i in 0..children.length() {
+            if let Some(child) = children.item(i) {
+                ro.observe(&child);
+            }
+        }
+        observer.set_value(Some(ro));
+    });
+    on_cleanup(move || {
+        if let Some(ro) = observer.try_get_value().flatten() {
+            ro.disconnect();
+        }
+    });
 }
 
 /// The `toggle` handler of a `<details>` whose `open` the app drives while `auto` is set: when
