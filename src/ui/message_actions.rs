@@ -41,11 +41,13 @@ pub fn MessageActions(
     let ratings = use_context::<Ratings>();
     let role = message.with_untracked(Msg::role);
     let id = Memo::new(move |_| message.with(|m| m.id().to_string()));
-    let text = Memo::new(move |_| message.with(copy_source));
+    // Whether there is anything to copy (the text itself is read when it is copied: a memo of
+    // it copied a streaming answer's whole text on every frame).
+    let has_text = Memo::new(move |_| message.with(has_copy_source));
     let copy_state = RwSignal::new(CopyState::Idle);
     let on_copy = move |_| {
         #[cfg(feature = "hydrate")]
-        copy_text(&text.get_untracked(), copy_state);
+        copy_text(&message.with_untracked(copy_source), copy_state);
     };
     let copy_label = move || match copy_state.get() {
         CopyState::Copied(_) => "Copied",
@@ -89,7 +91,6 @@ pub fn MessageActions(
             }
         });
     };
-    let has_text = move || text.with(|t| !t.trim().is_empty());
     let is_editing = move || editing.is_some_and(|e| e.get());
     view! {
         <div
@@ -99,7 +100,7 @@ pub fn MessageActions(
             aria-label="Message actions"
             hidden=is_editing
         >
-            <Show when=has_text>
+            <Show when=move || has_text.get()>
                 <button type="button" class="msg-action" aria-label="Copy message" title="Copy" on:click=on_copy>
                     {icon("copy")}
                 </button>
@@ -164,6 +165,14 @@ fn copy_source(m: &Msg) -> String {
         Msg::Assistant(a) => a.content.clone().unwrap_or_default(),
         Msg::User(u) => u.content.text(),
         other => other.text().unwrap_or_default(),
+    }
+}
+
+/// Whether [`copy_source`] has more than white space, without copying it.
+fn has_copy_source(m: &Msg) -> bool {
+    match m {
+        Msg::Assistant(a) => a.content.as_deref().is_some_and(|t| !t.trim().is_empty()),
+        _ => !copy_source(m).trim().is_empty(),
     }
 }
 
