@@ -6,6 +6,7 @@
 // trace beside its wall time, so a task that only waited for a core (server and browser share a
 // small machine) shows as such; tracing adds work of its own, so it is off by default.
 // Run: node bench/longtask.mjs [DELTAS]   (binary: $AGUI_BINARY or target/release)
+import { readdirSync, readFileSync } from "node:fs";
 import { startServer, stopServer, launchBrowser } from "../tests/support.mjs";
 
 const deltas = Number(process.argv[2] ?? 20000);
@@ -68,8 +69,14 @@ async function measure(inspector) {
   }
   const box = page.locator("#composer-input");
   await box.fill(`long ${deltas}`);
+  const before0 = process.env.BENCH_PROCS ? cpuByThread() : null;
   const started = Date.now();
   await box.press("Enter");
+  if (before0) {
+    // Who used the machine's cores in the run's first half second (where long tasks are).
+    await new Promise((r) => setTimeout(r, 500));
+    console.log(`CPU by process and thread over the run's first ${Date.now() - started} ms: ${cpuDiff(before0, cpuByThread())}`);
+  }
   // The message box and the waits use CSS selectors: Playwright's role queries run in the page
   // and would add their own main-thread work to what is measured.
   await page.waitForSelector(".send-btn.danger");
@@ -130,6 +137,41 @@ async function measure(inspector) {
     console.log(`last byte → last paint: ${(r.lastPaint - r.responseEnd).toFixed(0)} ms`);
   }
   await page.close();
+}
+
+/** Every thread's CPU time so far (ms), from /proc, named `process[type]:thread`. */
+function cpuByThread() {
+  const out = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      // (Chromium rewrites its command line into one space-separated title.)
+      const proc = cmd.split(/[\0 ]/)[0].split("/").pop().replace(/^agui-chromium-\w+$/, "chromium");
+      const type = cmd.match(/--type=([a-z-]+)/)?.[1];
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
+        const name = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"));
+        out.set(`${pid}/${tid}`, { name: `${proc}${type ? `[${type}]` : ""}:${name}`, ms: (+f[11] + +f[12]) * 10 });
+      }
+    } catch {
+      // A process or thread that ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** Processes and their busiest threads by CPU time used between two `cpuByThread` readings. */
+function cpuDiff(a, b) {
+  const threads = new Map();
+  for (const [k, v] of b) {
+    const d = v.ms - (a.get(k)?.ms ?? 0);
+    if (d > 0) threads.set(v.name, (threads.get(v.name) ?? 0) + d);
+  }
+  const procs = new Map();
+  for (const [n, d] of threads) procs.set(n.split(":")[0], (procs.get(n.split(":")[0]) ?? 0) + d);
+  const top = (m, k) => [...m].sort((x, y) => y[1] - x[1]).slice(0, k).map(([n, d]) => `${n} ${d}`).join(", ");
+  return `${top(procs, 6)}\n  threads (ms, 10 ms ticks): ${top(threads, 8)}`;
 }
 
 /** From a trace's `toplevel` events: the most CPU time of one main-thread task, and the most of a
