@@ -305,8 +305,18 @@ pub fn args_schema_of(name: &str, tools: &[Tool]) -> Option<Value> {
 /// interrupts. `tools` are the frontend tools the runs offer (their schemas describe the
 /// arguments).
 pub fn approvals_of(messages: &[Message], run: &RunView, tools: &[Tool]) -> Vec<Approval> {
+    approvals_in(messages.iter(), run, tools)
+}
+
+/// [`approvals_of`] over borrowed messages (the session's memo reads them in place rather than
+/// copying every message, a streaming answer's whole text included, on every frame).
+pub fn approvals_in<'a>(
+    messages: impl Iterator<Item = &'a Message> + Clone,
+    run: &RunView,
+    tools: &[Tool],
+) -> Vec<Approval> {
     let answered: BTreeSet<&str> = messages
-        .iter()
+        .clone()
         .filter_map(|m| match m {
             Message::Tool(t) => Some(t.tool_call_id.as_str()),
             _ => None,
@@ -314,7 +324,7 @@ pub fn approvals_of(messages: &[Message], run: &RunView, tools: &[Tool]) -> Vec<
         .collect();
     let running = matches!(run.status, RunStatus::Running { .. });
     let mut out = Vec::new();
-    for m in messages {
+    for m in messages.clone() {
         let Message::Assistant(a) = m else { continue };
         for call in a.tool_calls.iter().flatten() {
             if answered.contains(call.id.as_str()) {
@@ -351,7 +361,7 @@ pub fn approvals_of(messages: &[Message], run: &RunView, tools: &[Tool]) -> Vec<
     if !running {
         for i in &run.interrupts {
             let call = i.tool_call_id.as_ref().and_then(|id| {
-                messages.iter().find_map(|m| match m {
+                messages.clone().find_map(|m| match m {
                     Message::Assistant(a) => a.tool_calls.iter().flatten().find(|c| &c.id == id),
                     _ => None,
                 })

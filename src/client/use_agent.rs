@@ -15,9 +15,8 @@ use serde_json::json;
 #[cfg(not(feature = "hydrate"))]
 use super::session::Actions;
 use super::session::{
-    approvals_of, Connection, MessageEntry, RunView, UseAgentOptions, UseAgentReturn, Writers,
+    approvals_in, Connection, MessageEntry, RunView, UseAgentOptions, UseAgentReturn, Writers,
 };
-use crate::protocol::types::Message;
 
 /// Create the session's signals and actions. See the module docs for SSR behaviour.
 pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
@@ -64,8 +63,10 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
     );
     let tools = options.tools.clone();
     let approvals = Memo::new(move |_| {
-        let msgs: Vec<Message> = messages.with(|m| m.iter().map(|e| e.msg.get()).collect());
-        run.with(|r| approvals_of(&msgs, r, &tools))
+        messages.with(|m| {
+            let read: Vec<_> = m.iter().map(|e| e.msg.read()).collect();
+            run.with(|r| approvals_in(read.iter().map(|g| &**g), r, &tools))
+        })
     });
     let is_running = Signal::derive(move || {
         matches!(
