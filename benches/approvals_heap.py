@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Where the memory of runs waiting on an approval goes (prints figures, asserts nothing).
+
+Starts BIN (default: target/debug/agui-studio, which keeps its symbols; the release binary is
+stripped) on a loopback port with a fresh SQLite file, opens N runs of the demo's `approval`
+scenario (200 connecting at a time), holds each once its `request_approval` call has arrived
+(`TOOL_CALL_END`), prints the server's RSS before, while they wait and 10 s after they closed,
+then stops the server with SIGINT. With HEAPTRACK=1 the server runs under heaptrack (`apt-get
+install heaptrack`) and the script prints the allocation sites holding the most at the peak.
+
+    cargo build --features ssr --bin agui-studio
+    python3 benches/approvals_heap.py 500
+    HEAPTRACK=1 python3 benches/approvals_heap.py 500
+"""
+import asyncio
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+BIN = os.environ.get("BIN", "target/debug/agui-studio")
+PORT = int(os.environ.get("PORT", "3998"))
+HEAP = os.environ.get("HEAPTRACK") == "1"
+TIMEOUT_S = 120
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def one(i, held):
+    r, w = await asyncio.open_connection("127.0.0.1", PORT)
+    body = json.dumps({
+        "threadId": f"heap-t-{i}", "runId": f"heap-r-{i}",
+        "messages": [{"id": f"heap-u-{i}", "role": "user", "content": "approval"}],
+        "tools": [], "context": [], "state": {}, "forwardedProps": {},
+    }).encode()
+    w.write(b"POST /api/agents/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: text/event-stream\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    await w.drain()
+    buf = b""
+    while b"TOOL_CALL_END" not in buf:
+        d = await r.read(65536)
+        if not d:
+            raise RuntimeError("the run ended early: " + buf[-300:].decode(errors="replace"))
+        buf += d
+    held.append((r, w))
+
+
+def server_pid(proc):
+    """The server's own pid (under heaptrack it is a child of the wrapper)."""
+    if not HEAP:
+        return proc.pid
+    for _ in range(100):
+        out = subprocess.run(["pgrep", "-f", f"^{re.escape(os.path.abspath(BIN))} --addr 127.0.0.1:{PORT}"],
+                             capture_output=True, text=True).stdout.split()
+        if out:
+            return int(out[0])
+        time.sleep(0.1)
+    raise RuntimeError("the server did not start")
+
+
+async def main():
+    tmp = tempfile.mkdtemp(prefix="agui-heap-")
+    cap = str(N + 100)
+    cmd = [os.path.abspath(BIN), "--addr", f"127.0.0.1:{PORT}", "--db", f"{tmp}/heap.db",
+           "--max-connections", cap, "--max-runs", cap, "--max-runs-per-user", cap]
+    if HEAP:
+        cmd = ["heaptrack", "-o", f"{tmp}/heap"] + cmd
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pid = None
+    try:
+        pid = server_pid(proc)
+        for _ in range(200):
+            try:
+                _, w = await asyncio.open_connection("127.0.0.1", PORT)
+                w.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        held = []
+        await one(-1, held)  # warm-up
+        base = rss_mb(pid)
+        sem = asyncio.Semaphore(200)
+
+        async def limited(i):
+            async with sem:
+                await one(i, held)
+
+        t = time.time()
+        await asyncio.wait_for(asyncio.gather(*(limited(i) for i in range(N))), TIMEOUT_S)
+        during = rss_mb(pid)
+        threads = len(os.listdir(f"/proc/{pid}/task"))
+        print(f"{N} runs waiting after {time.time() - t:.1f} s: RSS {base:.0f} -> {during:.0f} MB "
+              f"({(during - base) * 1024 / N:.1f} KB each), {threads} threads")
+        for _, w in held:
+            w.close()
+        await asyncio.sleep(10)
+        print(f"10 s after they closed: {rss_mb(pid):.0f} MB")
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    if HEAP:
+        files = [f for f in os.listdir(tmp) if f.startswith("heap.") and f.endswith((".zst", ".gz"))]
+        if not files:
+            print("heaptrack wrote nothing")
+            return
+        out = subprocess.run(["heaptrack_print", "-f", f"{tmp}/{files[0]}", "--print-peaks", "1",
+                              "--print-allocators", "0", "--print-temporary", "0", "--print-leaks", "0",
+                              "--peak-limit", "8", "--sub-peak-limit", "12"],
+                             capture_output=True, encoding="utf-8", errors="replace").stdout
+        print_sites(out)
+
+
+def print_sites(text):
+    """Each allocation site at the peak: bytes, calls, and the first frames of ours and of a
+    dependency (heaptrack's own stacks run to dozens of frames)."""
+    sites = []
+    current = None
+    for line in text.split("\n"):
+        m = re.match(r"^\s*(\S+) consumed over (\d+) calls from:", line)
+        if m:
+            current = [m.group(1), int(m.group(2)), []]
+            sites.append(current)
+        elif current is not None and line.strip().startswith("at "):
+            current[2].append(re.sub(r"/root/\.cargo/registry/src/[^/]+/", "", line.strip()[3:]))
+    print("allocation sites at the peak (size, calls, where):")
+    for size, calls, frames in sites:
+        ours = [f for f in frames if f.startswith("src/")][:3]
+        deps = [f for f in frames if not f.startswith(("src/", "/rustc/", "library/"))][:1]
+        print(f"  {size:>9} {calls:>7}  {' < '.join(deps + ours)}")
+
+
+if __name__ == "__main__":
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    asyncio.run(main())
