@@ -15,6 +15,9 @@ const server = await startServer(["--demo-delay-ms", "5"]);
 const browser = await launchBrowser();
 async function measure(inspector) {
   const page = await browser.context.newPage();
+  // BENCH_REDUCED_MOTION=1: the page's animations off (as for a user who asks the system for
+  // less motion), to tell their cost apart.
+  if (process.env.BENCH_REDUCED_MOTION) await page.emulateMedia({ reducedMotion: "reduce" });
   await page.addInitScript(() => {
     window.__longtasks = [];
     new PerformanceObserver((list) => {
