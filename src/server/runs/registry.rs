@@ -87,8 +87,10 @@ impl Registry {
     /// Hold `thread_id` while it is changed outside a run: 409 when a run of it is in progress
     /// (or it is already held); until the hold is dropped, runs of it are refused (409).
     pub fn hold(&self, thread_id: &str) -> Result<ThreadHold<'_>, ApiError> {
-        let active = self.active.lock();
-        if active.values().any(|r| r.thread_id == thread_id) {
+        // The registry stays locked (as `admit` needs it) while the thread is checked and held.
+        let _active = self.active.lock();
+        let running = self.busy.lock().contains_key(thread_id);
+        if running {
             return Err(ApiError::Conflict(format!(
                 "a run of thread '{thread_id}' is in progress"
             )));
