@@ -11,6 +11,7 @@ install heaptrack`) and the script prints the allocation sites holding the most 
     cargo build --features ssr --bin agui-studio
     python3 benches/approvals_heap.py 500
     HEAPTRACK=1 python3 benches/approvals_heap.py 500
+    SERVER_ARGS="--approval-timeout 3" python3 benches/approvals_heap.py 500
 """
 import asyncio
 import json
@@ -75,6 +76,7 @@ async def main():
     cap = str(N + 100)
     cmd = [os.path.abspath(BIN), "--addr", f"127.0.0.1:{PORT}", "--db", f"{tmp}/heap.db",
            "--max-connections", cap, "--max-runs", cap, "--max-runs-per-user", cap]
+    cmd += os.environ.get("SERVER_ARGS", "").split()
     if HEAP:
         cmd = ["heaptrack", "-o", f"{tmp}/heap"] + cmd
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
