@@ -4,6 +4,7 @@ use crate::client::answers::resume_entries;
 use crate::client::errors::{http_failure, network_failure, Target};
 use crate::protocol::types::ResumeStatus;
 use crate::protocol::types::{AssistantMessage, ToolCall, ToolMessage};
+use serde_json::json;
 
 fn assistant_with_call(name: &str, id: &str, args: &str) -> Message {
     let mut call = ToolCall::new(id.into(), name.into());

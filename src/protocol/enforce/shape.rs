@@ -1,0 +1,57 @@
+//! The enforcement's shortcut for flat events of a shape already found clean.
+
+use serde_json::{Map, Value};
+
+/// Shapes of flat events already found clean, at most this many (a stream of ever-new member
+/// names only fills the set once, then takes the full check).
+const CLEAN_SHAPES_LIMIT: usize = 256;
+/// Longest shape remembered, in bytes.
+const SHAPE_BYTES_LIMIT: usize = 512;
+
+std::thread_local! {
+    static CLEAN_SHAPES: std::cell::RefCell<std::collections::HashSet<String>> =
+        Default::default();
+}
+
+/// A flat event's shape: its type and the names of its non-null members, in order. A flat
+/// event is one whose members are all scalars, apart from `metadata` and `rawEvent` (which the
+/// parse keeps whole). For such an event, what the parse strips depends on its shape alone
+/// (a member's name and the type decide whether the event keeps it; a scalar has nothing
+/// inside to strip), so a shape once found clean is clean again and the comparison of the
+/// input with the event's wire form — most of the work for a text delta — is skipped.
+pub(super) struct Shape(String);
+
+impl Shape {
+    pub(super) fn of(ty: &str, obj: &Map<String, Value>) -> Option<Shape> {
+        let mut key = String::with_capacity(64);
+        key.push_str(ty);
+        for (k, v) in obj {
+            match v {
+                Value::Null => continue,
+                Value::Object(_) | Value::Array(_) if k != "metadata" && k != "rawEvent" => {
+                    return None
+                }
+                _ => {}
+            }
+            key.push('\0');
+            key.push_str(k);
+            if key.len() > SHAPE_BYTES_LIMIT {
+                return None;
+            }
+        }
+        Some(Shape(key))
+    }
+
+    pub(super) fn known_clean(&self) -> bool {
+        CLEAN_SHAPES.with(|s| s.borrow().contains(&self.0))
+    }
+
+    pub(super) fn remember_clean(self) {
+        CLEAN_SHAPES.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < CLEAN_SHAPES_LIMIT {
+                s.insert(self.0);
+            }
+        });
+    }
+}

@@ -1,0 +1,128 @@
+//! An event's wire form: the JSON object `to_value` writes and `from_value` reads, the base
+//! fields (`timestamp`, `rawEvent`, `metadata`, `subagentRunId`) beside the body.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{Event, EventKind, UNATTRIBUTABLE};
+use crate::protocol::types::JsonObject;
+
+impl Event {
+    /// The wire JSON object.
+    pub fn to_value(&self) -> Value {
+        let mut v = serde_json::to_value(&self.kind).expect("events always serialise");
+        if let Value::Object(map) = &mut v {
+            if let Some(t) = self.timestamp {
+                map.insert("timestamp".into(), Value::from(t));
+            }
+            if let Some(r) = &self.raw_event {
+                map.insert("rawEvent".into(), r.clone());
+            }
+            if let Some(m) = &self.metadata {
+                map.insert("metadata".into(), Value::Object(m.clone()));
+            }
+            if let Some(s) = &self.subagent_run_id {
+                if self.kind.is_attributable() {
+                    map.insert("subagentRunId".into(), Value::String(s.clone()));
+                }
+            }
+        }
+        v
+    }
+
+    /// The wire JSON text (compact, one line).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&self.to_value()).expect("events always serialise")
+    }
+
+    /// Parse the wire JSON object. Unknown fields are ignored here; the enforcement stage is
+    /// what reports them. A missing or mistyped known field is an error.
+    pub fn from_value(value: Value) -> Result<Event, serde_json::Error> {
+        let Value::Object(mut map) = value else {
+            return Err(serde::de::Error::custom("an event must be a JSON object"));
+        };
+        let timestamp = take_typed::<i64>(&mut map, "timestamp")?;
+        let raw_event = take_typed::<Value>(&mut map, "rawEvent")?;
+        let metadata = take_typed::<JsonObject>(&mut map, "metadata")?;
+        let attributable = map
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !UNATTRIBUTABLE.contains(&t));
+        let subagent_run_id = if attributable {
+            take_typed::<String>(&mut map, "subagentRunId")?
+        } else {
+            None
+        };
+        let kind = EventKind::deserialize(Value::Object(map))?;
+        Ok(Event {
+            kind,
+            timestamp,
+            raw_event,
+            metadata,
+            subagent_run_id,
+        })
+    }
+
+    /// [`Event::from_value`] without consuming the value (the enforcement's fast path keeps it
+    /// for its error message). The body's parse ignores the base fields, as it ignores any
+    /// member its variant does not name.
+    pub fn from_value_ref(value: &Value) -> Result<Event, serde_json::Error> {
+        let Value::Object(map) = value else {
+            return Err(serde::de::Error::custom("an event must be a JSON object"));
+        };
+        let attributable = map
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !UNATTRIBUTABLE.contains(&t));
+        Ok(Event {
+            timestamp: get_typed::<i64>(map, "timestamp")?,
+            raw_event: get_typed::<Value>(map, "rawEvent")?,
+            metadata: get_typed::<JsonObject>(map, "metadata")?,
+            subagent_run_id: if attributable {
+                get_typed::<String>(map, "subagentRunId")?
+            } else {
+                None
+            },
+            kind: EventKind::deserialize(value)?,
+        })
+    }
+}
+
+/// Parse `key` of `map` without taking it; `null` counts as absent.
+fn get_typed<'a, T: Deserialize<'a>>(
+    map: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<T>, serde_json::Error> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => T::deserialize(v)
+            .map(Some)
+            .map_err(|e| serde::de::Error::custom(format!("{key}: {e}"))),
+    }
+}
+
+/// Remove `key` and parse it; `null` counts as absent (legacy producers send it).
+fn take_typed<T: serde::de::DeserializeOwned>(
+    map: &mut Map<String, Value>,
+    key: &str,
+) -> Result<Option<T>, serde_json::Error> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v)
+            .map(Some)
+            .map_err(|e| serde::de::Error::custom(format!("{key}: {e}"))),
+    }
+}
+
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        Event::from_value(v).map_err(serde::de::Error::custom)
+    }
+}
