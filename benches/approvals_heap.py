@@ -4,7 +4,8 @@
 Starts BIN (default: target/debug/agui-studio, which keeps its symbols; the release binary is
 stripped) on a loopback port with a fresh SQLite file, opens N runs of the demo's `approval`
 scenario (200 connecting at a time), holds each once its `request_approval` call has arrived
-(`TOOL_CALL_END`), prints the server's RSS before, while they wait and 10 s after they closed,
+(`TOOL_CALL_END`), prints the server's RSS before, while they wait and every 5 s for AFTER_S
+(default 10) seconds after they closed,
 then stops the server with SIGINT. With HEAPTRACK=1 the server runs under heaptrack (`apt-get
 install heaptrack`) and the script prints the allocation sites holding the most at the peak.
 
@@ -29,6 +30,7 @@ BIN = os.environ.get("BIN", "target/debug/agui-studio")
 PORT = int(os.environ.get("PORT", "3998"))
 HEAP = os.environ.get("HEAPTRACK") == "1"
 TIMEOUT_S = 120
+AFTER_S = int(os.environ.get("AFTER_S", "10"))
 
 
 def rss_mb(pid):
@@ -107,8 +109,12 @@ async def main():
               f"({(during - base) * 1024 / N:.1f} KB each), {threads} threads")
         for _, w in held:
             w.close()
-        await asyncio.sleep(10)
-        print(f"10 s after they closed: {rss_mb(pid):.0f} MB")
+        waited = 0
+        while waited < AFTER_S:
+            step = min(5, AFTER_S - waited)
+            await asyncio.sleep(step)
+            waited += step
+            print(f"{waited} s after they closed: {rss_mb(pid):.0f} MB")
     finally:
         if pid:
             os.kill(pid, signal.SIGINT)

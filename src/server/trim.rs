@@ -1,9 +1,9 @@
-//! Giving memory back after a crowd leaves. Ten thousand streams cost the allocator a few
-//! hundred MB; once they close, glibc keeps the freed pages resident inside its heaps (freed
-//! chunks sit between live ones, so the heap top cannot shrink). When the number of open
-//! connections has fallen well below its peak, [`Trimmer`] asks the allocator to hand free pages
-//! back (`malloc_trim`), off the async workers. Measured by the capacity benchmark's "after"
-//! RSS (see the README).
+//! Giving memory back after a crowd leaves. The binary's own allocations go to jemalloc, which
+//! hands freed pages back by itself (see `src/main.rs`); SQLite and other C code allocate from
+//! glibc, which keeps freed pages resident inside its heaps (freed chunks sit between live ones,
+//! so the heap top cannot shrink). When the number of open connections has fallen well below its
+//! peak, [`Trimmer`] asks glibc to hand free pages back (`malloc_trim`), off the async workers.
+//! Measured by the capacity benchmark's "after" RSS (see the README).
 
 use std::sync::Arc;
 use std::time::Duration;

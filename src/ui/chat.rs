@@ -166,18 +166,8 @@ pub fn Chat(
         on_scroll,
         jump,
         follow,
-    } = stick_to_bottom(log, move || {
-        agent.messages.with(|m| {
-            for e in m.iter().rev().take(3) {
-                e.msg.track();
-            }
-        });
-        hints.track();
-        agent.approvals.track();
-        agent.run.track();
         // The empty state (the introduction and its suggestions) is read from the top.
-        !is_empty()
-    });
+    } = stick_to_bottom(log, move || !is_empty());
     // Sending a message always brings the reader to it.
     Effect::new(move |prev: Option<usize>| {
         let (len, last_is_user) = agent.messages.with(|m| {

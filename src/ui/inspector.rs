@@ -123,10 +123,7 @@ pub fn Inspector(
         on_scroll: follow_scroll,
         jump: jump_latest,
         follow,
-    } = stick_to_bottom(list, move || {
-        version.track();
-        true
-    });
+    } = stick_to_bottom(list, || true);
     let on_scroll = move |_| {
         follow_scroll();
         if let Some(el) = list.get_untracked() {

@@ -90,10 +90,10 @@ pub fn throttled_tick(ms: u64) -> (RwSignal<u64>, impl Fn() + Copy + 'static) {
 const BOTTOM_SLACK: i32 = 48;
 
 /// Stick-to-bottom scrolling for a scroll container: while `following`, content that grows
-/// is scrolled into view — unless `changed` (read inside an effect, so it should read the
-/// signals whose change grows the content) last returned false (nothing to follow yet: an
-/// empty transcript keeps its introduction in view); scrolling up stops following, scrolling
-/// back to the bottom resumes it.
+/// is scrolled into view — unless `armed` (read inside an effect, so it should read only the
+/// signals it needs) last returned false (nothing to follow yet: an empty transcript keeps its
+/// introduction in view); scrolling up stops following, scrolling back to the bottom resumes
+/// it.
 ///
 /// The scroll happens in a `ResizeObserver` on the container's content, which the browser runs
 /// right after its layout of the frame: reading `scrollHeight` there costs nothing, where the
@@ -108,12 +108,12 @@ const BOTTOM_SLACK: i32 = 48;
 /// Browser only in effect: on the server the effects never run and nothing scrolls.
 pub fn stick_to_bottom(
     node: NodeRef<Div>,
-    changed: impl Fn() -> bool + 'static,
+    armed: impl Fn() -> bool + 'static,
 ) -> Stick<impl Fn() + Copy + 'static, impl Fn() + Copy + 'static, impl Fn() + Copy + 'static> {
     let following = RwSignal::new(true);
     // Where the last scroll to the bottom left the container.
     let pinned = StoredValue::new(0i32);
-    let armed = StoredValue::new(false);
+    let is_armed = StoredValue::new(false);
     let to_bottom = move || {
         if let Some(el) = node.get_untracked() {
             el.set_scroll_top(el.scroll_height());
@@ -121,11 +121,11 @@ pub fn stick_to_bottom(
         }
     };
     Effect::new(move |_| {
-        armed.set_value(changed());
+        is_armed.set_value(armed());
     });
     #[cfg(feature = "hydrate")]
     observe_content(node, move || {
-        if armed.get_value() && following.get_untracked() {
+        if is_armed.get_value() && following.get_untracked() {
             to_bottom();
         }
     });
@@ -184,17 +184,19 @@ pub struct Stick<S, J, F> {
 }
 
 /// Run `on_resize` after the browser's layout of every frame in which an element child of the
-/// container (as mounted) changed size.
+/// container (as mounted) changed size. The observer and its callback live as long as the
+/// container's view.
 #[cfg(feature = "hydrate")]
 fn observe_content(node: NodeRef<Div>, on_resize: impl Fn() + 'static) {
     use leptos::wasm_bindgen::{closure::Closure, JsCast};
-    let observer = StoredValue::new_local(None::<leptos::web_sys::ResizeObserver>);
+    type Observing = (leptos::web_sys::ResizeObserver, Closure<dyn Fn()>);
+    let observing = StoredValue::new_local(None::<Observing>);
     let on_resize = std::rc::Rc::new(on_resize);
     Effect::new(move |_| {
         let Some(el) = node.get() else {
             return;
         };
-        if observer.with_value(Option::is_some) {
+        if observing.with_value(Option::is_some) {
             return;
         }
         let on_resize = on_resize.clone();
@@ -202,19 +204,19 @@ fn observe_content(node: NodeRef<Div>, on_resize: impl Fn() + 'static) {
         let Ok(ro) = leptos::web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else {
             return;
         };
-        // Lives as long as the page: one per container.
-        callback.forget();
         let children = el.children();
         for i in 0..children.length() {
             if let Some(child) = children.item(i) {
                 ro.observe(&child);
             }
         }
-        observer.set_value(Some(ro));
+        observing.set_value(Some((ro, callback)));
     });
     on_cleanup(move || {
-        if let Some(ro) = observer.try_get_value().flatten() {
+        // Disconnected first: the browser never calls a dropped callback.
+        if let Some((ro, callback)) = observing.try_update_value(Option::take).flatten() {
             ro.disconnect();
+            drop(callback);
         }
     });
 }
