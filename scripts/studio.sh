@@ -139,7 +139,14 @@ bench() {
   setup yes
   release
   say "capacity benchmark: the release binary against the official Python SDK (~10 min; CAPACITY_QUICK=1: ~1 min)"
-  AGUI_BIN="${AGUI_BIN:-$ROOT/target/release/agui-studio}" cargo bench --features ssr --bench capacity
+  # `cargo bench` also builds the package's binary into target/release, without the settings
+  # cargo-leptos gives it (the page would ask for a WASM file the site does not have): the
+  # benchmark runs a copy of the release binary, which is put back afterwards.
+  local bin="$ROOT/target/release/agui-studio"
+  cp -p "$bin" "$bin.site"
+  AGUI_BIN="${AGUI_BIN:-$bin.site}" cargo bench --features ssr --bench capacity \
+    || { mv -f "$bin.site" "$bin"; return 1; }
+  mv -f "$bin.site" "$bin"
   [ "${BENCH_ONLY:-}" = capacity ] && return
   say "browser benchmark: long tasks and last paint while ~2,000 deltas/s stream in (release binary)"
   (cd end2end && node bench/longtask.mjs 20000)

@@ -115,10 +115,11 @@ impl Response {
                 self.raw.drain(..self.pos);
                 self.pos = 0;
             }
-            let old = self.raw.len();
-            self.raw.resize(old + READ, 0);
-            let n = self.stream.read(&mut self.raw[old..]).await?;
-            self.raw.truncate(old + n);
+            // Into the buffer's spare room, which is never zeroed: zeroing 64 KB before every
+            // read (and touching every page of ten thousand connections' buffers) was a quarter
+            // of the client's CPU in the fan-out row, taken from the server it measures.
+            self.raw.reserve(READ);
+            let n = self.stream.read_buf(&mut self.raw).await?;
             if n == 0 {
                 self.eof = true;
             }

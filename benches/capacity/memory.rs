@@ -154,7 +154,8 @@ pub struct Approvals {
 }
 
 /// `n` runs of the demo's `approval` scenario, each held open on its waiting tool call, then
-/// all closed (which cancels them).
+/// all closed. The runs wait on after their clients leave (a client may come back and resume
+/// one) until the server's `--approval-timeout`.
 pub async fn approvals(studio: &Studio, n: usize) -> Approvals {
     let addr = studio.addr;
     let before = studio.proc.rss();

@@ -42,6 +42,8 @@ use super::body::{content_length, read_json};
 
 /// How many already-waiting events go into one write of the observer stream.
 const BATCH: usize = 64;
+/// The initial capacity of one write of the observer stream.
+const OUT_CAPACITY: usize = 4096;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -264,7 +266,12 @@ where
         {
             self.open_runs.remove(&ev.run_id);
         }
-        out.push_str(ev.frame());
+        let frame = ev.frame();
+        if out.capacity() == 0 {
+            // Room for a few dozen frames at once: a batch rarely grows it.
+            out.reserve(OUT_CAPACITY.max(frame.len()));
+        }
+        out.push_str(frame);
     }
 
     fn resync(&mut self, missed: u64, out: &mut String) {
