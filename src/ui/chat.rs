@@ -161,12 +161,13 @@ pub fn Chat(
     });
 
     let log = NodeRef::<Div>::new();
+    // The empty state (the introduction and its suggestions) is read from the top: nothing to
+    // follow until there is a message.
     let Stick {
         following,
         on_scroll,
         jump,
         follow,
-        // The empty state (the introduction and its suggestions) is read from the top.
     } = stick_to_bottom(log, move || !is_empty());
     // Sending a message always brings the reader to it.
     Effect::new(move |prev: Option<usize>| {
