@@ -4,7 +4,9 @@
 //! the goals. Rows: one stream drained (SQLite and `:memory:`), many concurrent runs (aggregate
 //! events/s, time to first event), idle observers and runs waiting on an approval (our RSS
 //! before / during / after), the fan-out of one run to every observer, the proxy's overhead on
-//! a foreign stream, and the first-load bytes of the site.
+//! a foreign stream, and the first-load bytes of the site. Beside them, the floor
+//! ([`floor`]): a server that only writes pre-encoded bytes, through the same client, for what
+//! this machine allows any server.
 //!
 //! Run: `scripts/studio.sh bench`, or `cargo bench --features ssr --bench capacity` with
 //! `AGUI_BIN` pointing at a release binary. `CAPACITY_QUICK=1` shrinks every size (about a
@@ -12,6 +14,7 @@
 //! fails when a server cannot be started or the connections cannot be made.
 
 mod client;
+mod floor;
 mod memory;
 mod procs;
 mod site;
@@ -21,6 +24,7 @@ mod throughput;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use floor::Floor;
 use procs::{raise_nofile, Db, Python, Studio, TempDir};
 use throughput::Agent;
 
@@ -48,6 +52,8 @@ pub struct Config {
     /// Repeats of the one-stream, few-runs and proxy rows (median), and of the many-runs row.
     pub repeats: usize,
     pub many_repeats: usize,
+    /// Measure the floor server too (`CAPACITY_FLOOR=0` skips it).
+    pub floor: bool,
 }
 
 impl Config {
@@ -82,6 +88,7 @@ impl Config {
             proxy_n: num("CAPACITY_PROXY_N", 20_000, 5_000),
             repeats: num("CAPACITY_REPEATS", 3, 1).max(1),
             many_repeats: num("CAPACITY_MANY_REPEATS", 1, 1).max(1),
+            floor: num("CAPACITY_FLOOR", 1, 1) != 0,
         }
     }
 }
@@ -98,9 +105,23 @@ pub struct Figures {
     pub observers: Option<memory::Observers>,
     pub approvals: Option<memory::Approvals>,
     pub site: Result<Vec<site::File>, String>,
+    pub floor: FloorFigures,
+}
+
+/// The floor server's figures for the rows it can stand in (see [`floor`]).
+#[derive(Debug, Default)]
+pub struct FloorFigures {
+    pub single: Option<throughput::Single>,
+    pub few: Option<throughput::Concurrent>,
+    pub many: Option<throughput::Concurrent>,
+    pub observers: Option<memory::Observers>,
 }
 
 fn main() {
+    if let Ok(addr) = std::env::var(floor::SERVE_ENV) {
+        floor::serve(&addr);
+        return;
+    }
     // `cargo bench` passes `--bench`; this harness takes no options.
     let cfg = Config::from_env();
     assert!(
@@ -143,9 +164,11 @@ async fn run(cfg: &Config) -> Figures {
         observers: None,
         approvals: None,
         site: site::first_load(&cfg.site),
+        floor: FloorFigures::default(),
     };
     {
         let python = Python::start(&cfg.python);
+        let floor = cfg.floor.then(Floor::start);
         let proxy = vec!["--proxy".to_string(), format!("py=http://{}/", python.addr)];
         let sqlite = Studio::start(&cfg.bin, &tmp.db("throughput"), cap, &proxy);
         let memory = Studio::start(&cfg.bin, &Db::Memory, cap, &[]);
@@ -175,10 +198,15 @@ async fn run(cfg: &Config) -> Figures {
         let py = throughput::singles(&[(python.addr, Agent::Python)], n, r).await[0];
         println!("  Python SDK:            {}", table::single(&py));
         f.single_python = Some(py);
+        if let Some(floor) = &floor {
+            let fl = throughput::singles(&[(floor.addr, Agent::Demo)], n, r).await[0];
+            println!("  floor:                 {}", table::single(&fl));
+            f.floor.single = Some(fl);
+        }
 
-        for (runs, repeats, slot) in [
-            (cfg.few, cfg.repeats, &mut f.few),
-            (cfg.many, cfg.many_repeats, &mut f.many),
+        for (runs, repeats, slot, floor_slot) in [
+            (cfg.few, cfg.repeats, &mut f.few, &mut f.floor.few),
+            (cfg.many, cfg.many_repeats, &mut f.many, &mut f.floor.many),
         ] {
             let n = cfg.run_n;
             println!("{runs} concurrent runs × {n} deltas, median of {repeats}:");
@@ -189,6 +217,12 @@ async fn run(cfg: &Config) -> Figures {
                 throughput::concurrent_median(python.addr, Agent::Python, runs, n, repeats).await;
             println!("  Python SDK:            {}", table::conc(&py));
             *slot = Some((ours, py));
+            if let Some(floor) = &floor {
+                let fl =
+                    throughput::concurrent_median(floor.addr, Agent::Demo, runs, n, repeats).await;
+                println!("  floor:                 {}", table::conc(&fl));
+                *floor_slot = Some(fl);
+            }
         }
 
         let n = cfg.proxy_n;
@@ -213,7 +247,13 @@ async fn run(cfg: &Config) -> Figures {
         "{} idle observers, then one `long {}` run fanned out to them:",
         cfg.observers, cfg.fanout_n
     );
-    let mut obs = memory::observers(&obs_server, cfg.observers, cfg.fanout_n).await;
+    let mut obs = memory::observers(
+        obs_server.addr,
+        &obs_server.proc,
+        cfg.observers,
+        cfg.fanout_n,
+    )
+    .await;
     let obs_closed = Instant::now();
     println!("  {}", table::observers(&obs));
 
@@ -227,6 +267,14 @@ async fn run(cfg: &Config) -> Figures {
         appr.setup.as_secs_f64(),
         table::rss(&appr.rss)
     );
+
+    if cfg.floor {
+        let floor = Floor::start();
+        println!("the floor's {} observers and fan-out:", cfg.observers);
+        let fl = memory::observers(floor.addr, &floor.proc, cfg.observers, cfg.fanout_n).await;
+        println!("  {}", table::observers(&fl));
+        f.floor.observers = Some(fl);
+    }
 
     println!(
         "waiting {} s after the streams closed for the \"after\" RSS …",

@@ -2,6 +2,7 @@
 //! fanned out to all of them, and runs waiting, stream open, on an in-stream approval. The
 //! server's resident memory is read before, while they are open, and a while after they closed.
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
 
 use crate::client::{request, Scan};
-use crate::procs::Studio;
+use crate::procs::{Proc, Studio};
 use crate::throughput::{one, Agent};
 
 /// Connections being set up at once (the rest wait), so the listen queue never overflows.
@@ -65,14 +66,14 @@ async fn wait_for<T>(counter: &AtomicUsize, n: usize, what: &str, tasks: &[JoinH
     }
 }
 
-/// `n` idle observers, then one `long fanout_n` run they all watch; closes them all at the end
-/// (the caller reads `rss.after` once the wait is over).
-pub async fn observers(studio: &Studio, n: usize, fanout_n: usize) -> Observers {
-    let addr = studio.addr;
+/// `n` idle observers of the server at `addr` (process `server`), then one `long fanout_n` run
+/// they all watch; closes them all at the end (the caller reads `rss.after` once the wait is
+/// over).
+pub async fn observers(addr: SocketAddr, server: &Proc, n: usize, fanout_n: usize) -> Observers {
     let mut out = Observers {
         count: n,
         rss: Rss {
-            before: studio.proc.rss(),
+            before: server.rss(),
             ..Rss::default()
         },
         ..Observers::default()
@@ -122,7 +123,7 @@ pub async fn observers(studio: &Studio, n: usize, fanout_n: usize) -> Observers 
     out.connect = start.elapsed();
     // Let the server settle (buffers, allocator) before reading its memory.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    out.rss.during = studio.proc.rss();
+    out.rss.during = server.rss();
 
     let t0 = Instant::now();
     let run = tokio::spawn(one(addr, Agent::Demo, fanout_n));
@@ -130,7 +131,7 @@ pub async fn observers(studio: &Studio, n: usize, fanout_n: usize) -> Observers 
     let run = run.await.expect("the fanned-out run");
     assert!(run.finished, "the fanned-out run did not finish");
     out.run_events = run.events;
-    out.after_fanout = studio.proc.rss();
+    out.after_fanout = server.rss();
 
     close.send(true).expect("observers listening");
     let mut times = Vec::new();

@@ -18,7 +18,7 @@ pub struct Proc {
 }
 
 impl Proc {
-    fn spawn(mut cmd: Command, name: &str) -> Proc {
+    pub fn spawn(mut cmd: Command, name: &str) -> Proc {
         // SAFETY: prctl only sets a flag of the new process, between fork and exec.
         unsafe {
             cmd.pre_exec(|| {
@@ -148,7 +148,7 @@ impl Python {
 }
 
 /// Poll `addr` until it accepts a connection, or panic naming `what`.
-fn wait_listening(addr: SocketAddr, what: &str) {
+pub fn wait_listening(addr: SocketAddr, what: &str) {
     let deadline = Instant::now() + START_TIMEOUT;
     while TcpStream::connect(addr).is_err() {
         assert!(
@@ -160,7 +160,7 @@ fn wait_listening(addr: SocketAddr, what: &str) {
 }
 
 /// A loopback port free at the time of asking.
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     l.local_addr().expect("its address").port()
 }

@@ -1,5 +1,6 @@
 //! The figures as lines while the run goes, and the final table: our figure, the Python SDK's
-//! where it applies, the ratio, the goal of issue 14 and whether this run met it.
+//! where it applies, the ratio, the floor's figure (a server that only writes bytes, see
+//! `floor`), the goal of issue 14 and whether this run met it.
 
 use std::time::Duration;
 
@@ -101,7 +102,9 @@ pub fn observers(o: &Observers) -> String {
 
 /// The final table.
 pub fn print(cfg: &Config, f: &Figures) {
-    let mut rows: Vec<[String; 6]> = Vec::new();
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    // The floor's cell of the next row (taken by it).
+    let floor_cell = std::cell::RefCell::new("—".to_string());
     let mut row =
         |load: String, ours: String, py: String, ratio: String, goal: &str, met: Option<bool>| {
             let met = match met {
@@ -109,14 +112,29 @@ pub fn print(cfg: &Config, f: &Figures) {
                 Some(false) => "no",
                 None => "",
             };
-            rows.push([load, ours, py, ratio, goal.to_string(), met.to_string()]);
+            let floor = floor_cell.replace("—".into());
+            rows.push([
+                load,
+                ours,
+                py,
+                ratio,
+                floor,
+                goal.to_string(),
+                met.to_string(),
+            ]);
         };
+    let fl = &f.floor;
     let x = |a: f64, b: f64| format!("{:.1}×", a / b);
     let dash = || "—".to_string();
 
     if let (Some(s), Some(m), Some(p)) = (&f.single_sqlite, &f.single_memory, &f.single_python) {
         let what = format!("one stream, {} deltas", n(cfg.single_n));
         let r = s.rate / p.rate;
+        floor_cell.replace(
+            fl.single
+                .map(|s| format!("{} ({})", k(s.rate), x(s.rate, p.rate)))
+                .unwrap_or_default(),
+        );
         row(
             format!("{what}, SQLite"),
             k(s.rate),
@@ -143,9 +161,9 @@ pub fn print(cfg: &Config, f: &Figures) {
             Some(cost <= 0.25),
         );
     }
-    for (runs, pair, agg_goal, p99_goal) in [
-        (cfg.few, &f.few, None, None),
-        (cfg.many, &f.many, Some(10.0), Some(50.0)),
+    for (runs, pair, floor, agg_goal, p99_goal) in [
+        (cfg.few, &f.few, &fl.few, None, None),
+        (cfg.many, &f.many, &fl.many, Some(10.0), Some(50.0)),
     ] {
         let Some((o, p)) = pair else { continue };
         let what = format!("{} concurrent runs × {} deltas", n(runs), n(cfg.run_n));
@@ -157,6 +175,11 @@ pub fn print(cfg: &Config, f: &Figures) {
             }
         };
         let (on, pn) = (note(o), note(p));
+        floor_cell.replace(
+            floor
+                .map(|c| format!("{} ({})", k(c.rate), x(c.rate, p.rate)))
+                .unwrap_or_default(),
+        );
         row(
             format!("{what}: aggregate"),
             format!("{}{on}", k(o.rate)),
@@ -164,6 +187,11 @@ pub fn print(cfg: &Config, f: &Figures) {
             x(o.rate, p.rate),
             if agg_goal.is_some() { "≥ 10×" } else { "" },
             agg_goal.map(|g| o.rate / p.rate >= g),
+        );
+        floor_cell.replace(
+            floor
+                .map(|c| format!("{} / {}", ms(c.p50), ms(c.p99)))
+                .unwrap_or_default(),
         );
         row(
             format!("{what}: first event p50 / p99"),
@@ -192,6 +220,11 @@ pub fn print(cfg: &Config, f: &Figures) {
             dash(),
             "≤ 200 MB; after within 10 %",
             Some(rss_met(&o.rss)),
+        );
+        floor_cell.replace(
+            fl.observers
+                .map(|f| format!("{:.2} s", f.fanout.as_secs_f64()))
+                .unwrap_or_default(),
         );
         row(
             format!(
@@ -267,8 +300,16 @@ pub fn print(cfg: &Config, f: &Figures) {
         ),
     }
 
-    let head = ["load", "agui-studio", "Python SDK", "ratio", "goal", "met"];
-    let widths: Vec<usize> = (0..6)
+    let head = [
+        "load",
+        "agui-studio",
+        "Python SDK",
+        "ratio",
+        "floor",
+        "goal",
+        "met",
+    ];
+    let widths: Vec<usize> = (0..head.len())
         .map(|i| {
             rows.iter()
                 .map(|r| r[i].chars().count())
@@ -292,4 +333,8 @@ pub fn print(cfg: &Config, f: &Figures) {
         line(r);
     }
     println!("(ratio: agui-studio over the Python SDK; for times, the SDK's over ours)");
+    println!(
+        "(floor: a server that only writes pre-encoded bytes, read by the same client on the \
+         same cores, with its ratio over the SDK; a goal beyond it cannot be met on this machine)"
+    );
 }
