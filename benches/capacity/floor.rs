@@ -1,18 +1,18 @@
 //! The floor: a server that does nothing but write bytes, measured with the same client as the
 //! real servers. It answers every POST at once with a run of the size asked for, pre-encoded in
-//! our wire form (same `id:`/`data:` lines, same JSON keys and sizes), in 64 KB writes; an
-//! observer (`GET /api/ag-ui/stream`) gets `: connected`, then every run in one piece. No
-//! parsing beyond finding N, no state, no storage: what is left is the kernel's loopback, the
-//! scheduler and the benchmark's own client sharing the machine with the server. A goal below
-//! the floor's figure cannot be met on this machine by any server.
+//! our wire form (same `id:`/`data:` lines, same JSON keys and sizes; encoded once per size), in
+//! 64 KB writes; an observer (`GET /api/ag-ui/stream`) gets `: connected`, then every run in one
+//! piece. No parsing beyond finding N, no state, no storage: what is left is the kernel's
+//! loopback, the scheduler and the benchmark's own client sharing the machine with the server. A
+//! goal beyond the floor's figure cannot be met on this machine by any server.
 //!
-//! It runs in a child process, the benchmark's own binary started again with
-//! [`SERVE_ENV`] set, so that it has a process and a runtime of its own like the servers it
-//! stands beside.
+//! It runs in a child process, the benchmark's own binary started again with [`SERVE_ENV`] set,
+//! so that it has a process and a runtime of its own like the servers it stands beside.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -27,6 +27,8 @@ pub const SERVE_ENV: &str = "CAPACITY_FLOOR_ADDR";
 const MAX_REQUEST: usize = 64 * 1024;
 /// Bytes per write of a run's body.
 const WRITE: usize = 64 * 1024;
+/// Run sizes whose bodies are kept.
+const MAX_SIZES: usize = 16;
 /// Runs an observer may be behind before it is dropped (the benchmark sends one at a time).
 const OBSERVER_LAG: usize = 16;
 
@@ -113,8 +115,7 @@ async fn connection(
             return Ok(());
         }
     }
-    let n = deltas_asked(&req[head_end..head_end + length]);
-    let body = Arc::new(run_body(n));
+    let body = body_of(deltas_asked(&req[head_end..head_end + length]));
     if runs.receiver_count() > 0 {
         let _ = runs.send(body.clone());
     }
@@ -140,6 +141,21 @@ fn deltas_asked(body: &[u8]) -> usize {
         })
         .unwrap_or(1_000)
         .min(10_000_000)
+}
+
+/// The body of a run of `n` deltas, encoded once per size asked for (the floor spends no CPU
+/// on encoding while it is measured; the benchmark asks for a handful of sizes).
+fn body_of(n: usize) -> Arc<Vec<u8>> {
+    static BODIES: Mutex<Option<HashMap<usize, Arc<Vec<u8>>>>> = Mutex::new(None);
+    let mut bodies = BODIES.lock().expect("the bodies' lock");
+    let bodies = bodies.get_or_insert_with(HashMap::new);
+    if bodies.len() >= MAX_SIZES && !bodies.contains_key(&n) {
+        bodies.clear();
+    }
+    bodies
+        .entry(n)
+        .or_insert_with(|| Arc::new(run_body(n)))
+        .clone()
 }
 
 /// A run of `n` deltas as our server writes it over SSE.
