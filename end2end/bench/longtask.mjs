@@ -5,6 +5,8 @@
 // inspector closed, once with it open. With BENCH_TRACE=1, each task's CPU time is read from a
 // trace beside its wall time, so a task that only waited for a core (server and browser share a
 // small machine) shows as such; tracing adds work of its own, so it is off by default.
+// Each page starts its run BENCH_IDLE_MS (3000) after it is ready, as a user would after reading
+// and typing; a last round starts it at once, during the page's idle rehearsal of a run's code.
 // BENCH_WARM=N measures a page's second run (after a `long N` in the same page).
 // Run: node bench/longtask.mjs [DELTAS]   (binary: $AGUI_BINARY or target/release)
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,7 +16,11 @@ const deltas = Number(process.argv[2] ?? 20000);
 // The long scenario sleeps one token delay every 10 deltas: 5 ms → ~2,000 deltas/s.
 const server = await startServer(["--demo-delay-ms", "5"]);
 const browser = await launchBrowser();
-async function measure(inspector) {
+// How long after the page is ready the run starts (a user reads, then types): the page rehearses
+// a run's code while idle after it hydrates, and a run started meanwhile shares the cores with
+// that rehearsal's optimising compilation. The last round starts its run at once.
+const pause = Number(process.env.BENCH_IDLE_MS ?? 3000);
+async function measure(inspector, idleMs = pause) {
   const page = await browser.context.newPage();
   // BENCH_REDUCED_MOTION=1: the page's animations off (as for a user who asks the system for
   // less motion), to tell their cost apart.
@@ -51,6 +57,7 @@ async function measure(inspector) {
   // BENCH_WARM=N: a `long N` run first, in the same page, so what is measured is a page's second
   // run — its code already compiled and optimised by the first (the browser compiles WebAssembly
   // as it is first used, and optimises what runs often on its worker threads).
+  await page.waitForTimeout(idleMs);
   if (process.env.BENCH_WARM) {
     const warm = page.locator("#composer-input");
     await warm.fill(`long ${Number(process.env.BENCH_WARM)}`);
@@ -122,7 +129,7 @@ async function measure(inspector) {
       runStart: runs[runs.length - 1]?.startTime ?? null,
     };
   });
-  console.log(`— inspector ${inspector ? "open" : "closed"}`);
+  console.log(`— inspector ${inspector ? "open" : "closed"}, run started ${idleMs} ms after the page was ready`);
   console.log(`long ${deltas}: streamed in ${wall.toFixed(1)} s (${(deltas / wall).toFixed(0)} deltas/s)`);
   console.log(`longest main-thread task: ${r.longest.toFixed(0)} ms (${r.count} tasks over 50 ms)`);
   if (tracing) {
@@ -251,6 +258,7 @@ function taskCpu(events) {
 try {
   await measure(false);
   await measure(true);
+  await measure(true, 0);
 } finally {
   await browser.close();
   stopServer(server);

@@ -61,6 +61,22 @@ pub struct RunView {
 }
 
 use crate::client::errors::RunErrorView;
+
+/// Whether this page has begun a run (started one, or followed one in progress).
+static RUN_BEGUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// This page begins a run: from now on the idle rehearsal of a run's code (`ui::warm`) stands
+/// down. The run warms the same code itself, and the rehearsal's work (and the optimising
+/// compilation it sets off on the browser's worker threads) would take the cores the run's first
+/// frames need.
+pub fn note_run_begun() {
+    RUN_BEGUN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// See [`note_run_begun`].
+pub fn run_begun() -> bool {
+    RUN_BEGUN.load(std::sync::atomic::Ordering::Relaxed)
+}
 pub use crate::client::event_log::EventRecord;
 
 /// What the user sends.

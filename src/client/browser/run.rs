@@ -55,6 +55,7 @@ pub(super) fn start_run(
     forwarded_props: Option<Value>,
     resume: Option<Vec<crate::protocol::types::ResumeEntry>>,
 ) {
+    crate::client::session::note_run_begun();
     let (url, mut headers, tools, w) = {
         let b = l.borrow();
         let mut headers = b.options.headers.get_untracked();
@@ -227,6 +228,7 @@ pub(super) fn finish_run(
 /// started from, then read its events from the first (stored, then live) through the same
 /// resuming path as a broken connection, so the transcript ends as if this page had started it.
 pub(super) fn follow_run(l: &Shared, run_id: String) {
+    crate::client::session::note_run_begun();
     let (headers, w) = {
         let b = l.borrow();
         (b.options.headers.get_untracked(), b.w)
