@@ -8,11 +8,6 @@
 //! how many events it missed, then snapshots that bring it back in line, then live events again:
 //! it never slows a run and never loses events silently.
 
-use std::collections::HashMap;
-use std::convert::Infallible;
-use std::sync::Arc;
-use std::time::Duration;
-
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Query, Request, State};
@@ -20,30 +15,21 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use bytes::Bytes;
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
-use tokio::time::Instant;
 
-use crate::protocol::event::{Event, EventKind};
-use crate::protocol::reduce::{Conversation, RunStatus};
-use crate::protocol::sse;
-use crate::protocol::types::{Message, PROTOCOL_VERSION};
+use crate::protocol::reduce::Conversation;
+use crate::protocol::types::Message;
 use crate::server::accounts::User;
-use crate::server::clock::now_ms;
 use crate::server::error::ApiError;
-use crate::server::runs::Observed;
 use crate::server::state::AppState;
+
+mod feed;
+pub use feed::{observer_stream, observer_stream_from, Start};
 
 use super::agents::parse_run_input;
 use super::body::{content_length, read_json};
-
-/// How many already-waiting events go into one write of the observer stream.
-const BATCH: usize = 64;
-/// The initial capacity of one write of the observer stream.
-const OUT_CAPACITY: usize = 4096;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -109,242 +95,6 @@ async fn stream(
         chunk
     });
     Ok(crate::server::stream::event_stream(Body::from_stream(body)))
-}
-
-/// One observer: its hub subscription and what it has delivered so far.
-struct Observer<S> {
-    rx: broadcast::Receiver<Arc<Observed>>,
-    thread: Option<String>,
-    keep_alive: Duration,
-    snapshot: S,
-    /// Events numbered up to this are already reflected in a resync snapshot.
-    skip_upto: u64,
-    /// Runs whose `RUN_STARTED` this observer delivered and whose terminal event it has not:
-    /// run id → thread id.
-    open_runs: HashMap<String, String>,
-    connected: bool,
-    /// Only this user's runs are delivered (None: every run).
-    owner: Option<User>,
-}
-
-/// The observer stream's body over a hub subscription. `snapshot(thread)` must return the
-/// sequence number of the last event sent to the hub and the conversations (of that thread, or
-/// of all threads) reflecting exactly the events up to it ([`Runs::observer_snapshot`]).
-///
-/// On `Lagged(n)` it writes `: resync after <n> missed events`, then per thread (the filtered
-/// one, or every thread): `RUN_STARTED` if a run is in progress whose start the observer has not
-/// seen, `MESSAGES_SNAPSHOT` (every message, activities included), `STATE_SNAPSHOT`, and the
-/// terminal event of a run it saw start whose end fell in the gap. These carry `id: <S>` (the
-/// sequence number the snapshot reflects) and `metadata: {"threadId", "resync": true}`. Live
-/// events numbered up to S are then skipped (the snapshot has them), so nothing is applied
-/// twice. Dropping the stream (client gone) drops the subscription; no task is left behind.
-///
-/// [`Runs::observer_snapshot`]: crate::server::runs::Runs::observer_snapshot
-pub fn observer_stream<S>(
-    rx: broadcast::Receiver<Arc<Observed>>,
-    thread: Option<String>,
-    keep_alive: Duration,
-    snapshot: S,
-) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static
-where
-    S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
-{
-    observer_stream_from(rx, thread, keep_alive, snapshot, Start::Live, None)
-}
-
-/// How an observer stream begins.
-pub enum Start {
-    /// With the next live event.
-    Live,
-    /// With these events (those after the client's `Last-Event-ID`), then the live ones.
-    Replay(Vec<Arc<Observed>>),
-    /// With a resync (snapshots): the client's `Last-Event-ID` is older than what is held.
-    Resync,
-}
-
-/// [`observer_stream`] for a client resuming with `Last-Event-ID` ([`Start`]), showing only
-/// `owner`'s runs (`snapshot` must then show only theirs too).
-pub fn observer_stream_from<S>(
-    rx: broadcast::Receiver<Arc<Observed>>,
-    thread: Option<String>,
-    keep_alive: Duration,
-    snapshot: S,
-    start: Start,
-    owner: Option<User>,
-) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static
-where
-    S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
-{
-    let observer = Observer {
-        rx,
-        thread,
-        keep_alive,
-        snapshot,
-        skip_upto: 0,
-        open_runs: HashMap::new(),
-        connected: false,
-        owner,
-    };
-    let mut start = Some(start);
-    futures::stream::unfold(observer, move |mut o| {
-        let start = start.take();
-        async move {
-            if !o.connected {
-                o.connected = true;
-                let mut out = sse::encode_comment("connected");
-                match start {
-                    Some(Start::Replay(backlog)) => {
-                        for ev in &backlog {
-                            o.deliver(ev, &mut out);
-                        }
-                        // Live events already in the backlog are not sent twice.
-                        if let Some(last) = backlog.last() {
-                            o.skip_upto = o.skip_upto.max(last.seq);
-                        }
-                    }
-                    Some(Start::Resync) => o.resync(0, &mut out),
-                    _ => {}
-                }
-                return Some((Ok(Bytes::from(out)), o));
-            }
-            let deadline = Instant::now() + o.keep_alive;
-            loop {
-                // Checked first too: a filtered observer may see a flood of other threads' events
-                // and still owes its client a keep-alive.
-                if Instant::now() >= deadline {
-                    return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
-                }
-                let mut out = String::new();
-                match tokio::time::timeout_at(deadline, o.rx.recv()).await {
-                    Err(_) => {
-                        return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
-                    }
-                    Ok(Err(RecvError::Closed)) => return None,
-                    Ok(Err(RecvError::Lagged(n))) => o.resync(n, &mut out),
-                    Ok(Ok(ev)) => o.deliver(&ev, &mut out),
-                }
-                for _ in 1..BATCH {
-                    match o.rx.try_recv() {
-                        Ok(ev) => o.deliver(&ev, &mut out),
-                        Err(TryRecvError::Lagged(n)) => o.resync(n, &mut out),
-                        Err(_) => break,
-                    }
-                }
-                if !out.is_empty() {
-                    return Some((Ok(Bytes::from(out)), o));
-                }
-            }
-        }
-    })
-}
-
-impl<S> Observer<S>
-where
-    S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>),
-{
-    fn deliver(&mut self, ev: &Observed, out: &mut String) {
-        if ev.seq <= self.skip_upto {
-            return;
-        }
-        if self.thread.as_deref().is_some_and(|t| t != ev.thread_id) {
-            return;
-        }
-        if self.owner.as_ref().is_some_and(|o| *o != ev.owner) {
-            return;
-        }
-        // Event JSON always starts with its type (`preserve_order`).
-        if ev.json.starts_with(r#"{"type":"RUN_STARTED""#) {
-            let known = self
-                .open_runs
-                .insert(ev.run_id.clone(), ev.thread_id.clone());
-            if known.is_some() {
-                // Already announced by a resync.
-                return;
-            }
-        } else if ev.json.starts_with(r#"{"type":"RUN_FINISHED""#)
-            || ev.json.starts_with(r#"{"type":"RUN_ERROR""#)
-        {
-            self.open_runs.remove(&ev.run_id);
-        }
-        let frame = ev.frame();
-        if out.capacity() == 0 {
-            // Room for a few dozen frames at once: a batch rarely grows it.
-            out.reserve(OUT_CAPACITY.max(frame.len()));
-        }
-        out.push_str(frame);
-    }
-
-    fn resync(&mut self, missed: u64, out: &mut String) {
-        out.push_str(&sse::encode_comment(&format!(
-            "resync after {missed} missed events"
-        )));
-        let (seq, threads) = (self.snapshot)(self.thread.as_deref());
-        self.skip_upto = self.skip_upto.max(seq);
-        let id = seq.to_string();
-        let now = now_ms();
-        for (thread_id, conv) in &threads {
-            let mut events = Vec::new();
-            if let RunStatus::Running { run_id } = &conv.run {
-                if !self.open_runs.contains_key(run_id) {
-                    self.open_runs.insert(run_id.clone(), thread_id.clone());
-                    events.push(EventKind::RunStarted {
-                        thread_id: thread_id.clone(),
-                        run_id: run_id.clone(),
-                        parent_run_id: None,
-                        input: None,
-                        protocol_version: Some(PROTOCOL_VERSION.into()),
-                    });
-                }
-            }
-            events.push(EventKind::MessagesSnapshot {
-                messages: conv.messages.clone(),
-            });
-            events.push(EventKind::StateSnapshot {
-                snapshot: conv.state.clone(),
-            });
-            let open_here: Vec<String> = self
-                .open_runs
-                .iter()
-                .filter(|(_, t)| *t == thread_id)
-                .map(|(r, _)| r.clone())
-                .collect();
-            for run_id in &open_here {
-                let terminal = match &conv.run {
-                    RunStatus::Finished { run_id: r, outcome } if r == run_id => {
-                        EventKind::RunFinished {
-                            thread_id: thread_id.clone(),
-                            run_id: run_id.clone(),
-                            result: conv.result.clone(),
-                            outcome: outcome.clone(),
-                            usage: None,
-                        }
-                    }
-                    // RUN_ERROR names no run: only attributable when one run was open here.
-                    RunStatus::Error { message, code } if open_here.len() == 1 => {
-                        EventKind::RunError {
-                            message: message.clone(),
-                            code: code.clone(),
-                            usage: None,
-                        }
-                    }
-                    // Still running, or several concurrent runs on one thread: the live
-                    // terminal event (numbered after the snapshot) will come.
-                    _ => continue,
-                };
-                self.open_runs.remove(run_id);
-                events.push(terminal);
-            }
-            let mut meta = Map::new();
-            meta.insert("threadId".into(), Value::String(thread_id.clone()));
-            meta.insert("resync".into(), Value::Bool(true));
-            for kind in events {
-                let event = Event::from(kind)
-                    .with_timestamp(now)
-                    .with_metadata(meta.clone());
-                out.push_str(&sse::encode_event(&event.to_json(), Some(&id), None));
-            }
-        }
-    }
 }
 
 // ---- thread views ----

@@ -1,6 +1,18 @@
 //! Tests of the `observer` module.
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::Stream;
+use tokio::sync::broadcast;
+
 use super::*;
+use crate::protocol::event::{Event, EventKind};
+use crate::protocol::reduce::RunStatus;
+use crate::protocol::sse;
 use crate::protocol::sse::{Decoder, SseFrame};
+use crate::server::runs::Observed;
 use futures::StreamExt;
 
 fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed> {
