@@ -1304,3 +1304,34 @@ fn enforcement_fast_path_agrees_with_the_full_check() {
         );
     }
 }
+
+/// `to_json` writes the event without building its `Value`: the text must be exactly what
+/// printing `to_value` gives, for every event type, with and without each base field, and with a
+/// `subagentRunId` on the types that may not carry it (both leave it out).
+#[test]
+fn to_json_is_the_printed_value_for_every_event() {
+    let mut events = all_instances();
+    for e in full_instances() {
+        let mut sub = e.clone();
+        sub.subagent_run_id = Some(s("sub-run-2"));
+        events.push(sub);
+        let mut stamped = minimal(e.kind.clone());
+        stamped.timestamp = Some(-5);
+        events.push(stamped);
+        let mut meta_only = minimal(e.kind);
+        meta_only.metadata = Some(meta());
+        events.push(meta_only);
+    }
+    assert!(events.len() > 100, "{} events", events.len());
+    for e in &events {
+        let direct = e.to_json();
+        assert_eq!(
+            direct,
+            serde_json::to_string(&e.to_value()).unwrap(),
+            "{}",
+            describe(e)
+        );
+        let back = Event::from_value(serde_json::from_str(&direct).unwrap()).unwrap();
+        assert_eq!(back.to_json(), direct, "round trip of {}", describe(e));
+    }
+}

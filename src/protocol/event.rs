@@ -294,6 +294,16 @@ impl EventKind {
         }
     }
 
+    /// A `*_CHUNK` event: a consumer expands it into start, content and end events.
+    pub fn is_chunk(&self) -> bool {
+        matches!(
+            self,
+            EventKind::TextMessageChunk { .. }
+                | EventKind::ToolCallChunk { .. }
+                | EventKind::ReasoningMessageChunk { .. }
+        )
+    }
+
     /// Whether the event may carry a base `subagentRunId`.
     pub fn is_attributable(&self) -> bool {
         !UNATTRIBUTABLE.contains(&self.type_name())

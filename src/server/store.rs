@@ -237,13 +237,13 @@ impl Store {
     /// write has failed: the run is not held back by a broken disk, the failure is logged).
     pub async fn event(
         &self,
-        run_id: &str,
+        run_id: Arc<str>,
         seq: u64,
         json: Arc<str>,
         done: Option<Arc<dyn Committed>>,
     ) {
         self.send(Op::Event {
-            run_id: run_id.to_string(),
+            run_id,
             seq,
             json,
             done,

@@ -30,9 +30,37 @@ impl Event {
         v
     }
 
-    /// The wire JSON text (compact, one line).
+    /// The wire JSON text (compact, one line): the text of [`Event::to_value`], written
+    /// directly. The body is an internally tagged enum, so it prints as an object (`{"type":…}`)
+    /// none of whose fields is a base one; the base fields follow it in the order `to_value`
+    /// inserts them. (Measured: building the `Value` first was a sixth of the server's CPU on a
+    /// fast stream.)
     pub fn to_json(&self) -> String {
-        serde_json::to_string(&self.to_value()).expect("events always serialise")
+        let mut out = serde_json::to_vec(&self.kind).expect("events always serialise");
+        debug_assert!(out.first() == Some(&b'{') && out.last() == Some(&b'}'));
+        out.pop();
+        fn field(out: &mut Vec<u8>, name: &str, value: &impl Serialize) {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+            serde_json::to_writer(&mut *out, value).expect("events always serialise");
+        }
+        if let Some(t) = &self.timestamp {
+            field(&mut out, "timestamp", t);
+        }
+        if let Some(r) = &self.raw_event {
+            field(&mut out, "rawEvent", r);
+        }
+        if let Some(m) = &self.metadata {
+            field(&mut out, "metadata", m);
+        }
+        if let Some(s) = &self.subagent_run_id {
+            if self.kind.is_attributable() {
+                field(&mut out, "subagentRunId", s);
+            }
+        }
+        out.push(b'}');
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     /// Parse the wire JSON object. Unknown fields are ignored here; the enforcement stage is

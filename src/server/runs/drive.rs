@@ -29,8 +29,8 @@ pub struct RunSink {
     pub(super) threads: Arc<ThreadCache>,
     pub(super) hub: Arc<ObserverHub>,
     pub(super) store: Option<Store>,
-    pub(super) thread_id: String,
-    pub(super) run_id: String,
+    pub(super) thread_id: Arc<str>,
+    pub(super) run_id: Arc<str>,
     pub(super) owner: User,
     /// The number of the last event sent.
     pub(crate) seq: u64,
@@ -79,7 +79,9 @@ impl RunSink {
             // Waits when the disk is behind: the run goes at the pace its events are kept.
             // The log is told when the event is committed; only then do readers see it.
             let done: Arc<dyn Committed> = self.log.clone();
-            store.event(&self.run_id, self.seq, json, Some(done)).await;
+            store
+                .event(self.run_id.clone(), self.seq, json, Some(done))
+                .await;
         }
         // A run streaming flat out lets the other tasks have a turn every few events (it would
         // otherwise run a whole scheduler budget of them): with a thousand runs streaming, a new
@@ -96,16 +98,24 @@ impl RunSink {
     /// last one (what `join` relies on).
     fn publish(&mut self, logged: Arc<Logged>) {
         // The conversation is a client of the run like any other: chunks become triads first.
-        let expanded = if matches!(logged.event.kind, EventKind::RunStarted { .. }) {
-            Vec::new()
-        } else {
-            self.chunks.expand(logged.event.clone()).unwrap_or_default()
+        // With no chunk open and none arriving, that would give the event itself: it is applied
+        // as it is, without a copy (nearly every event of a run).
+        let expanded;
+        let apply: &[Event] = match &logged.event.kind {
+            EventKind::RunStarted { .. } => &[],
+            kind if !kind.is_chunk() && !self.chunks.has_open() => {
+                std::slice::from_ref(&logged.event)
+            }
+            _ => {
+                expanded = self.chunks.expand(logged.event.clone()).unwrap_or_default();
+                &expanded
+            }
         };
         let (hub, thread, run, owner) = (&self.hub, &self.thread_id, &self.run_id, &self.owner);
         let log = &self.log;
-        self.threads.apply_then(thread, &expanded, || {
+        self.threads.apply_then(thread, apply, || {
             hub.publish(thread, run, owner, logged.json.clone());
-            log.push(logged);
+            log.push(logged.clone());
         });
     }
 }

@@ -25,8 +25,8 @@ pub const RESYNC_THREADS: usize = 8;
 #[derive(Debug)]
 pub struct Observed {
     pub seq: u64,
-    pub thread_id: String,
-    pub run_id: String,
+    pub thread_id: Arc<str>,
+    pub run_id: Arc<str>,
     /// The run's owner: only they observe it.
     pub owner: User,
     pub json: Arc<str>,
@@ -36,11 +36,17 @@ pub struct Observed {
 }
 
 impl Observed {
-    pub fn new(seq: u64, thread_id: &str, run_id: &str, owner: &User, json: Arc<str>) -> Self {
+    pub fn new(
+        seq: u64,
+        thread_id: Arc<str>,
+        run_id: Arc<str>,
+        owner: &User,
+        json: Arc<str>,
+    ) -> Self {
         Observed {
             seq,
-            thread_id: thread_id.to_string(),
-            run_id: run_id.to_string(),
+            thread_id,
+            run_id,
             owner: owner.clone(),
             json,
             frame: std::sync::OnceLock::new(),
@@ -130,9 +136,15 @@ impl ObserverHub {
     /// Number one event and send it. Called with the thread cache locked, so numbers reach the
     /// hub in order. Never blocks: a run does not wait for its observers (a full buffer
     /// overwrites the oldest; lagging observers resynchronise).
-    pub fn publish(&self, thread_id: &str, run_id: &str, owner: &User, json: Arc<str>) {
+    pub fn publish(&self, thread_id: &Arc<str>, run_id: &Arc<str>, owner: &User, json: Arc<str>) {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
-        let observed = Arc::new(Observed::new(seq, thread_id, run_id, owner, json));
+        let observed = Arc::new(Observed::new(
+            seq,
+            thread_id.clone(),
+            run_id.clone(),
+            owner,
+            json,
+        ));
         {
             let mut recent = self.recent.lock();
             if recent.len() == HUB_CAPACITY {

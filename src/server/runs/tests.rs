@@ -160,7 +160,9 @@ async fn recovery_keeps_the_messages_a_run_was_not_sent() {
     .into_iter()
     .enumerate()
     {
-        store.event("r1", seq as u64 + 1, e.into(), None).await;
+        store
+            .event("r1".into(), seq as u64 + 1, e.into(), None)
+            .await;
     }
     assert_eq!(store.recover(2).await.unwrap(), 1);
     let recovered = store.thread("t0").await.unwrap().unwrap().messages;
@@ -187,7 +189,7 @@ async fn recovery_leaves_a_run_that_ended_as_it_ended() {
     .into_iter()
     .enumerate()
     {
-        store.event("r2", seq as u64 + 1, e.into(), None).await;
+        store.event("r2".into(), seq as u64 + 1, e.into(), None).await;
     }
     store.flush().await;
     assert_eq!(store.recover(3).await.unwrap(), 1);

@@ -145,7 +145,11 @@ impl ThreadCache {
     pub fn apply_then<R>(&self, thread_id: &str, events: &[Event], then: impl FnOnce() -> R) -> R {
         let mut inner = self.inner.lock();
         if !events.is_empty() {
-            let conv = inner.threads.entry(thread_id.to_string()).or_default();
+            // Looked up before an entry is made: the id is copied only for a new thread.
+            let conv = match inner.threads.get_mut(thread_id) {
+                Some(conv) => conv,
+                None => inner.threads.entry(thread_id.to_string()).or_default(),
+            };
             for e in events {
                 conv.apply(e);
             }

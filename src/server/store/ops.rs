@@ -35,7 +35,7 @@ pub(super) enum Op {
         state: String,
     },
     Event {
-        run_id: String,
+        run_id: Arc<str>,
         seq: u64,
         json: Arc<str>,
         done: Option<Arc<dyn Committed>>,

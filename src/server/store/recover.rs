@@ -66,7 +66,7 @@ impl Store {
             });
             end.timestamp = Some(now);
             conv.apply(&end);
-            self.event(&run_id, last + 1, end.to_json().into(), None)
+            self.event(run_id.as_str().into(), last + 1, end.to_json().into(), None)
                 .await;
             self.run_ended(
                 &run_id,

@@ -161,7 +161,7 @@ where
         if ev.seq <= self.skip_upto {
             return;
         }
-        if self.thread.as_deref().is_some_and(|t| t != ev.thread_id) {
+        if self.thread.as_deref().is_some_and(|t| t != &*ev.thread_id) {
             return;
         }
         if self.owner.as_ref().is_some_and(|o| *o != ev.owner) {
@@ -171,7 +171,7 @@ where
         if ev.json.starts_with(r#"{"type":"RUN_STARTED""#) {
             let known = self
                 .open_runs
-                .insert(ev.run_id.clone(), ev.thread_id.clone());
+                .insert(ev.run_id.to_string(), ev.thread_id.to_string());
             if known.is_some() {
                 // Already announced by a resync.
                 return;
@@ -179,7 +179,7 @@ where
         } else if ev.json.starts_with(r#"{"type":"RUN_FINISHED""#)
             || ev.json.starts_with(r#"{"type":"RUN_ERROR""#)
         {
-            self.open_runs.remove(&ev.run_id);
+            self.open_runs.remove(&*ev.run_id);
         }
         let frame = ev.frame();
         if out.capacity() == 0 {

@@ -18,8 +18,8 @@ use futures::StreamExt;
 fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed> {
     Arc::new(Observed::new(
         seq,
-        thread,
-        run,
+        thread.into(),
+        run.into(),
         &crate::server::accounts::User::anonymous(),
         Event::from(kind).to_json().into(),
     ))
