@@ -15,6 +15,9 @@ use std::collections::{BTreeSet, HashMap};
 use leptos::prelude::*;
 use serde_json::Value;
 
+pub use crate::client::event_log::EventRecord;
+
+use crate::client::errors::RunErrorView;
 use crate::protocol::reduce::{Change, Conversation, PlacedHint, RunStatus, SubagentRecord};
 use crate::protocol::types::{ContentPart, Interrupt, Message, TokenUsage, Tool};
 
@@ -60,8 +63,6 @@ pub struct RunView {
     pub open_tool_calls: BTreeSet<String>,
 }
 
-use crate::client::errors::RunErrorView;
-
 /// Whether this page has begun a run (started one, or followed one in progress).
 static RUN_BEGUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -77,7 +78,6 @@ pub fn note_run_begun() {
 pub fn run_begun() -> bool {
     RUN_BEGUN.load(std::sync::atomic::Ordering::Relaxed)
 }
-pub use crate::client::event_log::EventRecord;
 
 /// What the user sends.
 #[derive(Debug, Clone, Default)]

@@ -19,6 +19,7 @@ use crate::protocol::reduce::Conversation;
 use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::RunState;
 
+mod checkpoint;
 mod edits;
 mod error;
 mod in_flight;
@@ -29,6 +30,7 @@ mod reads;
 mod recover;
 pub mod retention;
 mod writer;
+use checkpoint::Checkpoints;
 pub use error::StoreError;
 use in_flight::InFlight;
 use lock::lock_database;
@@ -101,6 +103,11 @@ impl Store {
                 // evicted and read back between commits (and dirty ones spilled mid-commit),
                 // which halved the aggregate rate (the capacity benchmark's 1,000-runs row).
                 .pragma("cache_size", CACHE_KIB.to_string())
+                // Checkpoints run beside the writer, not in its commits (see `checkpoint`).
+                .pragma(
+                    "wal_autocheckpoint",
+                    checkpoint::AUTOCHECKPOINT_PAGES.to_string(),
+                )
         }
         .busy_timeout(Duration::from_secs(5))
         .foreign_keys(true);
@@ -134,7 +141,14 @@ impl Store {
         let (tx, rx) = mpsc::channel(QUEUE);
         let (urgent, urgent_rx) = mpsc::channel(URGENT_QUEUE);
         let in_flight = Arc::new(InFlight::default());
-        tokio::spawn(writer(pool.clone(), rx, urgent_rx, in_flight.clone()));
+        let checkpoints = (!memory).then(|| Checkpoints::new(pool.clone()));
+        tokio::spawn(writer(
+            pool.clone(),
+            rx,
+            urgent_rx,
+            in_flight.clone(),
+            checkpoints,
+        ));
         Ok(Store {
             pool,
             tx,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
+use super::checkpoint::Checkpoints;
 use super::in_flight::InFlight;
 use super::ops::{Committed, Op, BATCH};
 
@@ -19,6 +20,7 @@ pub(super) async fn writer(
     mut rx: mpsc::Receiver<Op>,
     mut urgent: mpsc::Receiver<Op>,
     in_flight: Arc<InFlight>,
+    mut checkpoints: Option<Checkpoints>,
 ) {
     let mut batch = Vec::with_capacity(BATCH);
     let (mut queue_open, mut urgent_open) = (true, true);
@@ -84,6 +86,9 @@ pub(super) async fn writer(
             Ok(()) => {
                 for (done, seq) in marks {
                     done.committed(seq);
+                }
+                if let Some(c) = &mut checkpoints {
+                    c.after_commit();
                 }
             }
             Err(e) => {
