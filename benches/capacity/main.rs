@@ -54,7 +54,12 @@ pub struct Config {
     pub many_repeats: usize,
     /// Measure the floor server too (`CAPACITY_FLOOR=0` skips it).
     pub floor: bool,
+    /// The rows to run (`CAPACITY_ROWS=many,observers`; all when unset), e.g. to profile one.
+    pub rows: Option<Vec<String>>,
 }
+
+/// The row names `CAPACITY_ROWS` takes.
+const ROWS: [&str; 6] = ["single", "few", "many", "proxy", "observers", "approvals"];
 
 impl Config {
     fn from_env() -> Config {
@@ -89,7 +94,24 @@ impl Config {
             repeats: num("CAPACITY_REPEATS", 3, 1).max(1),
             many_repeats: num("CAPACITY_MANY_REPEATS", 1, 1).max(1),
             floor: num("CAPACITY_FLOOR", 1, 1) != 0,
+            rows: std::env::var("CAPACITY_ROWS").ok().map(|v| {
+                let rows: Vec<String> = v.split(',').map(|r| r.trim().to_string()).collect();
+                for r in &rows {
+                    assert!(
+                        ROWS.contains(&r.as_str()),
+                        "CAPACITY_ROWS: unknown row {r:?}; the rows are {ROWS:?}"
+                    );
+                }
+                rows
+            }),
         }
+    }
+
+    /// Whether `row` (one of [`ROWS`]) is to be run.
+    pub fn wants(&self, row: &str) -> bool {
+        self.rows
+            .as_ref()
+            .is_none_or(|rows| rows.iter().any(|r| r == row))
     }
 }
 
@@ -183,31 +205,42 @@ async fn run(cfg: &Config) -> Figures {
         }
 
         let (n, r) = (cfg.single_n, cfg.repeats);
-        println!("one stream of {n} deltas, median of {r} (our two servers in turn):");
-        let ours = throughput::singles(
-            &[(sqlite.addr, Agent::Demo), (memory.addr, Agent::Demo)],
-            n,
-            r,
-        )
-        .await;
-        println!("  agui-studio, SQLite:   {}", table::single(&ours[0]));
-        println!("  agui-studio, :memory:  {}", table::single(&ours[1]));
-        f.single_sqlite = Some(ours[0]);
-        f.single_memory = Some(ours[1]);
-        drop(memory);
-        let py = throughput::singles(&[(python.addr, Agent::Python)], n, r).await[0];
-        println!("  Python SDK:            {}", table::single(&py));
-        f.single_python = Some(py);
-        if let Some(floor) = &floor {
-            let fl = throughput::singles(&[(floor.addr, Agent::Demo)], n, r).await[0];
-            println!("  floor:                 {}", table::single(&fl));
-            f.floor.single = Some(fl);
+        if cfg.wants("single") {
+            println!("one stream of {n} deltas, median of {r} (our two servers in turn):");
+            let ours = throughput::singles(
+                &[(sqlite.addr, Agent::Demo), (memory.addr, Agent::Demo)],
+                n,
+                r,
+            )
+            .await;
+            println!("  agui-studio, SQLite:   {}", table::single(&ours[0]));
+            println!("  agui-studio, :memory:  {}", table::single(&ours[1]));
+            f.single_sqlite = Some(ours[0]);
+            f.single_memory = Some(ours[1]);
+            let py = throughput::singles(&[(python.addr, Agent::Python)], n, r).await[0];
+            println!("  Python SDK:            {}", table::single(&py));
+            f.single_python = Some(py);
+            if let Some(floor) = &floor {
+                let fl = throughput::singles(&[(floor.addr, Agent::Demo)], n, r).await[0];
+                println!("  floor:                 {}", table::single(&fl));
+                f.floor.single = Some(fl);
+            }
         }
+        drop(memory);
 
-        for (runs, repeats, slot, floor_slot) in [
-            (cfg.few, cfg.repeats, &mut f.few, &mut f.floor.few),
-            (cfg.many, cfg.many_repeats, &mut f.many, &mut f.floor.many),
+        for (row, runs, repeats, slot, floor_slot) in [
+            ("few", cfg.few, cfg.repeats, &mut f.few, &mut f.floor.few),
+            (
+                "many",
+                cfg.many,
+                cfg.many_repeats,
+                &mut f.many,
+                &mut f.floor.many,
+            ),
         ] {
+            if !cfg.wants(row) {
+                continue;
+            }
             let n = cfg.run_n;
             println!("{runs} concurrent runs × {n} deltas, median of {repeats}:");
             let ours =
@@ -226,49 +259,51 @@ async fn run(cfg: &Config) -> Figures {
         }
 
         let n = cfg.proxy_n;
-        println!("proxy: `big {n}` of the Python agent, direct and through /api/agents/py in turn, median of {r}:");
-        let both = throughput::singles(
-            &[(python.addr, Agent::Python), (sqlite.addr, Agent::Proxy)],
-            n,
-            r,
-        )
-        .await;
-        let (direct, proxied) = (both[0], both[1]);
-        println!("  direct:                {}", table::single(&direct));
-        println!("  through agui-studio:   {}", table::single(&proxied));
-        f.proxy = Some((proxied, direct));
+        if cfg.wants("proxy") {
+            println!("proxy: `big {n}` of the Python agent, direct and through /api/agents/py in turn, median of {r}:");
+            let both = throughput::singles(
+                &[(python.addr, Agent::Python), (sqlite.addr, Agent::Proxy)],
+                n,
+                r,
+            )
+            .await;
+            let (direct, proxied) = (both[0], both[1]);
+            println!("  direct:                {}", table::single(&direct));
+            println!("  through agui-studio:   {}", table::single(&proxied));
+            f.proxy = Some((proxied, direct));
+        }
     }
 
     // Memory rows: a fresh server each, warmed by one run before its baseline is read. The
     // observers' server waits out its "after" while the approvals are measured.
-    let obs_server = Studio::start(&cfg.bin, &tmp.db("observers"), cap, &[]);
-    throughput::one(obs_server.addr, Agent::Demo, 1_000).await;
-    println!(
-        "{} idle observers, then one `long {}` run fanned out to them:",
-        cfg.observers, cfg.fanout_n
-    );
-    let mut obs = memory::observers(
-        obs_server.addr,
-        &obs_server.proc,
-        cfg.observers,
-        cfg.fanout_n,
-    )
-    .await;
-    let obs_closed = Instant::now();
-    println!("  {}", table::observers(&obs));
+    let mut obs = None;
+    if cfg.wants("observers") {
+        let server = Studio::start(&cfg.bin, &tmp.db("observers"), cap, &[]);
+        throughput::one(server.addr, Agent::Demo, 1_000).await;
+        println!(
+            "{} idle observers, then one `long {}` run fanned out to them:",
+            cfg.observers, cfg.fanout_n
+        );
+        let o = memory::observers(server.addr, &server.proc, cfg.observers, cfg.fanout_n).await;
+        println!("  {}", table::observers(&o));
+        obs = Some((server, o, Instant::now()));
+    }
 
-    let appr_server = Studio::start(&cfg.bin, &tmp.db("approvals"), cap, &[]);
-    throughput::one(appr_server.addr, Agent::Demo, 1_000).await;
-    println!("{} runs waiting on an in-stream approval:", cfg.approvals);
-    let mut appr = memory::approvals(&appr_server, cfg.approvals).await;
-    let appr_closed = Instant::now();
-    println!(
-        "  all waiting after {:.1} s; RSS {}",
-        appr.setup.as_secs_f64(),
-        table::rss(&appr.rss)
-    );
+    let mut appr = None;
+    if cfg.wants("approvals") {
+        let server = Studio::start(&cfg.bin, &tmp.db("approvals"), cap, &[]);
+        throughput::one(server.addr, Agent::Demo, 1_000).await;
+        println!("{} runs waiting on an in-stream approval:", cfg.approvals);
+        let a = memory::approvals(&server, cfg.approvals).await;
+        println!(
+            "  all waiting after {:.1} s; RSS {}",
+            a.setup.as_secs_f64(),
+            table::rss(&a.rss)
+        );
+        appr = Some((server, a, Instant::now()));
+    }
 
-    if cfg.floor {
+    if cfg.floor && cfg.wants("observers") {
         let floor = Floor::start();
         println!("the floor's {} observers and fan-out:", cfg.observers);
         let fl = memory::observers(floor.addr, &floor.proc, cfg.observers, cfg.fanout_n).await;
@@ -276,17 +311,22 @@ async fn run(cfg: &Config) -> Figures {
         f.floor.observers = Some(fl);
     }
 
-    println!(
-        "waiting {} s after the streams closed for the \"after\" RSS …",
-        cfg.wait.as_secs()
-    );
-    tokio::time::sleep_until((obs_closed + cfg.wait).into()).await;
-    obs.rss.after = obs_server.proc.rss();
-    tokio::time::sleep_until((appr_closed + cfg.wait).into()).await;
-    appr.rss.after = appr_server.proc.rss();
-    f.observers = Some(obs);
-    f.approvals = Some(appr);
-    drop((obs_server, appr_server));
+    if obs.is_some() || appr.is_some() {
+        println!(
+            "waiting {} s after the streams closed for the \"after\" RSS …",
+            cfg.wait.as_secs()
+        );
+    }
+    if let Some((server, mut o, closed)) = obs {
+        tokio::time::sleep_until((closed + cfg.wait).into()).await;
+        o.rss.after = server.proc.rss();
+        f.observers = Some(o);
+    }
+    if let Some((server, mut a, closed)) = appr {
+        tokio::time::sleep_until((closed + cfg.wait).into()).await;
+        a.rss.after = server.proc.rss();
+        f.approvals = Some(a);
+    }
     drop(tmp);
     f
 }

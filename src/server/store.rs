@@ -22,6 +22,7 @@ use crate::wire::RunState;
 mod checkpoint;
 mod edits;
 mod error;
+mod event_rows;
 mod in_flight;
 mod interrupts;
 mod lock;

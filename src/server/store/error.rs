@@ -30,4 +30,7 @@ pub enum StoreError {
     /// A query failed.
     #[error("database error: {0}")]
     Query(#[from] sqlx::Error),
+    /// A stored row is not what this server writes.
+    #[error("damaged database row: {0}")]
+    Corrupt(String),
 }

@@ -1,6 +1,6 @@
 //! The database writer: one task applying writes in the order sent, committing whatever is queued
-//! in one transaction (consecutive events as multi-row inserts), then telling each run which of
-//! its events are committed. Urgent writes (runs starting on a thread with nothing queued, see
+//! in one transaction (each run's consecutive events in as few rows as fit, see [`event_rows`],
+//! written by multi-row inserts), then telling each run which of its events are committed. Urgent writes (runs starting on a thread with nothing queued, see
 //! [`super::Store::run_started`]) are taken before the queue.
 
 use std::collections::HashMap;
@@ -10,6 +10,7 @@ use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::checkpoint::Checkpoints;
+use super::event_rows::Rows;
 use super::in_flight::InFlight;
 use super::ops::{Committed, Op, BATCH};
 
@@ -117,21 +118,19 @@ async fn apply(
     acks: &mut Vec<oneshot::Sender<()>>,
 ) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
-    // Consecutive events go in multi-row inserts: a statement per event would cost more than
-    // the writing itself.
-    let mut events: Vec<(Arc<str>, u64, Arc<str>)> = Vec::new();
+    // Events are gathered per run and written together at the end: a run's events of one
+    // commit in one row (a statement or a row per event would cost more than the writing).
+    // Other writes keep their order against them where it matters: a run id started again
+    // deletes its earlier events, so those are written first.
+    let mut events = Rows::default();
     for op in batch.drain(..) {
         if let Op::Event {
             run_id, seq, json, ..
         } = op
         {
-            events.push((run_id, seq, json));
-            if events.len() == EVENTS_PER_INSERT {
-                insert_events(&mut tx, &mut events).await?;
-            }
+            events.push(run_id, seq, json);
             continue;
         }
-        insert_events(&mut tx, &mut events).await?;
         match op {
             Op::RunStarted {
                 thread_id,
@@ -145,6 +144,9 @@ async fn apply(
                 message_count,
                 state,
             } => {
+                if events.has_run(&run_id) {
+                    insert_events(&mut tx, &mut events).await?;
+                }
                 sqlx::query(
                     "INSERT INTO threads (id, title, agent_id, created_at, updated_at, messages, state, message_count, owner) \
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
@@ -231,23 +233,27 @@ async fn apply(
     tx.commit().await
 }
 
-/// Rows per multi-row insert (3 parameters each, well under SQLite's 32766).
-const EVENTS_PER_INSERT: usize = 256;
+/// Rows per multi-row insert (4 parameters each, well under SQLite's 32766).
+const ROWS_PER_INSERT: usize = 256;
 
 async fn insert_events(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    events: &mut Vec<(Arc<str>, u64, Arc<str>)>,
+    events: &mut Rows,
 ) -> Result<(), sqlx::Error> {
-    if events.is_empty() {
-        return Ok(());
+    let mut rows = events.take().into_iter().peekable();
+    while rows.peek().is_some() {
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT OR REPLACE INTO events (run_id, seq, span, event) ",
+        );
+        // Bound as shared text: SQLite reads the bytes in place, no copy per row.
+        q.push_values(rows.by_ref().take(ROWS_PER_INSERT), |mut b, row| {
+            let (run_id, seq, span) = (row.run_id.clone(), row.seq as i64, row.span as i64);
+            b.push_bind(run_id)
+                .push_bind(seq)
+                .push_bind(span)
+                .push_bind(row.text());
+        });
+        q.build().execute(&mut **tx).await?;
     }
-    let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-        "INSERT OR REPLACE INTO events (run_id, seq, event) ",
-    );
-    // Bound as shared text: SQLite reads the bytes in place, no copy per row.
-    q.push_values(events.drain(..), |mut row, (run_id, seq, json)| {
-        row.push_bind(run_id).push_bind(seq as i64).push_bind(json);
-    });
-    q.build().execute(&mut **tx).await?;
     Ok(())
 }
