@@ -1,5 +1,9 @@
-//! How events are laid out in the `events` table: a row holds `span` consecutive events of one
-//! run, numbered from its `seq`; one event is stored as itself, several as a JSON array of them.
+//! How events are laid out in the `events` table: a row holds one or more consecutive events of
+//! one run and is keyed by the number of the last of them. One event is stored as itself (an
+//! object, as every row was before), several as a JSON array of them in order, numbered back
+//! from the key. The key stays what the table's index holds, so a run's count is still its
+//! greatest key and a read from any position still starts at the first key past it, without
+//! touching a row's text; no schema change.
 //!
 //! Why rows of several: the table's key is (run id, seq). A commit writes every page it touched,
 //! and with a thousand runs streaming at once each commit touched an index page per run for a
@@ -21,8 +25,8 @@ pub(super) const ROW_BYTES: usize = 64 * 1024;
 /// One row: `span` events of `run_id` from `seq`.
 pub(super) struct Row {
     pub run_id: Arc<str>,
-    pub seq: u64,
-    pub span: u64,
+    seq: u64,
+    span: u64,
     /// The first event, as sent (a row of one is bound without a copy).
     first: Arc<str>,
     /// With more than one: `[first,second,…` (closed by [`Row::text`]).
@@ -32,6 +36,11 @@ pub(super) struct Row {
 impl Row {
     fn len(&self) -> usize {
         self.more.as_ref().map_or(self.first.len(), String::len)
+    }
+
+    /// The row's key: the number of its last event.
+    pub fn key(&self) -> u64 {
+        self.seq + (self.span - 1)
     }
 
     /// What the row's `event` column holds.
@@ -99,24 +108,23 @@ impl Rows {
     }
 }
 
-/// A stored row read back: its events with their numbers. An array whose length is not the
-/// row's span (a damaged row) is an error, not a guess.
-pub(super) fn decode(seq: u64, span: u64, text: String) -> Result<Vec<(u64, String)>, String> {
-    if span <= 1 {
-        return Ok(vec![(seq, text)]);
+/// A stored row read back from its key (the number of its last event) and text: its events
+/// with their numbers. An array that is empty or holds more events than there are numbers before
+/// its key (a damaged row) is an error, not a guess.
+pub(super) fn decode(last: u64, text: String) -> Result<Vec<(u64, String)>, String> {
+    if !text.starts_with('[') {
+        return Ok(vec![(last, text)]);
     }
     let items: Vec<&RawValue> = serde_json::from_str(&text)
-        .map_err(|e| format!("events row {seq} (span {span}) is not an array: {e}"))?;
-    if items.len() as u64 != span {
-        return Err(format!(
-            "events row {seq} holds {} events, its span says {span}",
-            items.len()
-        ));
+        .map_err(|e| format!("events row {last} is not an array of events: {e}"))?;
+    let n = items.len() as u64;
+    if n == 0 || n > last {
+        return Err(format!("events row {last} holds {n} events"));
     }
     Ok(items
         .into_iter()
-        .zip(seq..)
-        .map(|(e, n)| (n, e.get().to_string()))
+        .zip(last - n + 1..)
+        .map(|(e, seq)| (seq, e.get().to_string()))
         .collect())
 }
 
@@ -126,7 +134,7 @@ mod tests {
 
     fn texts(rows: Vec<Row>) -> Vec<(String, u64, u64, String)> {
         rows.into_iter()
-            .map(|r| (r.run_id.to_string(), r.seq, r.span, r.text().to_string()))
+            .map(|r| (r.run_id.to_string(), r.seq, r.key(), r.text().to_string()))
             .collect()
     }
 
@@ -147,10 +155,10 @@ mod tests {
             out,
             vec![
                 ("a".into(), 1, 3, r#"[{"n":1},{"n":2},{"n":3}]"#.into()),
-                ("b".into(), 11, 3, r#"[{"n":11},{"n":12},{"n":13}]"#.into()),
+                ("b".into(), 11, 13, r#"[{"n":11},{"n":12},{"n":13}]"#.into()),
             ]
         );
-        let back = decode(1, 3, out[0].3.clone()).unwrap();
+        let back = decode(3, out[0].3.clone()).unwrap();
         assert_eq!(
             back,
             vec![
@@ -197,10 +205,15 @@ mod tests {
 
     #[test]
     fn a_damaged_row_is_an_error() {
-        assert!(decode(1, 3, r#"[{"n":1},{"n":2}]"#.into()).is_err());
-        assert!(decode(1, 2, r#"{"n":1}"#.into()).is_err());
-        assert!(decode(1, 2, "[".into()).is_err());
-        assert_eq!(decode(7, 1, "{}".into()).unwrap(), vec![(7, "{}".into())]);
+        // More events than numbers up to the key, none, or not an array.
+        assert!(decode(1, r#"[{"n":1},{"n":2}]"#.into()).is_err());
+        assert!(decode(5, "[]".into()).is_err());
+        assert!(decode(5, "[".into()).is_err());
+        assert_eq!(decode(7, "{}".into()).unwrap(), vec![(7, "{}".into())]);
+        assert_eq!(
+            decode(7, "[{},[]]".into()).unwrap(),
+            vec![(6, "{}".into()), (7, "[]".into())]
+        );
     }
 
     /// Three runs' events interleaved in one commit, one of them larger than a row may grow:

@@ -3,22 +3,9 @@
 use serde_json::Value;
 use sqlx::Row;
 
-use futures::TryStreamExt;
-
 use super::{edits, event_rows, Store, StoreError, StoredEvents};
 use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadView};
-
-/// The number of the last stored event of the run `$run` names (0: none), as SQL.
-macro_rules! last_seq {
-    ($run:literal) => {
-        concat!(
-            "COALESCE((SELECT seq + span - 1 FROM events WHERE run_id = ",
-            $run,
-            " ORDER BY seq DESC LIMIT 1), 0)"
-        )
-    };
-}
 
 impl Store {
     /// The `limit` most recently updated threads of `owner`, newest first: one summary row each
@@ -32,15 +19,14 @@ impl Store {
     ) -> Result<Vec<ThreadSummary>, StoreError> {
         let pattern = search.map(edits::contains_pattern);
         let rows = sqlx::query(
-            concat!("SELECT t.id, COALESCE(t.custom_title, t.title) AS title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
+            "SELECT t.id, COALESCE(t.custom_title, t.title) AS title, t.agent_id, t.created_at, t.updated_at, t.message_count, \
              r.id AS run_id, r.thread_id AS run_thread, r.agent_id AS run_agent, r.status, \
              r.started_at, r.ended_at, r.error, \
-             ", last_seq!("r.id"), " AS n \
+             (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = r.id) AS n \
              FROM threads t LEFT JOIN runs r ON r.id = \
              (SELECT id FROM runs WHERE thread_id = t.id ORDER BY started_at DESC, rowid DESC LIMIT 1) \
              WHERE t.owner = ? AND (? IS NULL OR COALESCE(t.custom_title, t.title) LIKE ? ESCAPE '\\') \
-             ORDER BY t.updated_at DESC, t.id LIMIT ?"
-        ),
+             ORDER BY t.updated_at DESC, t.id LIMIT ?",
         )
         .bind(owner)
         .bind(&pattern)
@@ -119,21 +105,13 @@ impl Store {
         last_only: bool,
     ) -> Result<Vec<RunSummary>, StoreError> {
         let sql = if last_only {
-            concat!(
-                "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
-             ",
-                last_seq!("runs.id"),
-                " AS n \
+            "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
+             (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
              FROM runs WHERE thread_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1"
-            )
         } else {
-            concat!(
-                "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
-             ",
-                last_seq!("runs.id"),
-                " AS n \
+            "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
+             (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
              FROM runs WHERE thread_id = ? ORDER BY started_at, rowid"
-            )
         };
         let rows = sqlx::query(sql)
             .bind(thread_id)
@@ -149,13 +127,11 @@ impl Store {
 
     /// One run.
     pub async fn run(&self, run_id: &str) -> Result<Option<RunSummary>, StoreError> {
-        let row = sqlx::query(concat!(
+        let row = sqlx::query(
             "SELECT id, thread_id, agent_id, status, started_at, ended_at, error, \
-             ",
-            last_seq!("runs.id"),
-            " AS n \
+             (SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = runs.id) AS n \
              FROM runs WHERE id = ?",
-        ))
+        )
         .bind(run_id)
         .fetch_optional(&self.pool)
         .await?;
@@ -186,27 +162,23 @@ impl Store {
         let Ok(after) = i64::try_from(after) else {
             return Ok(Vec::new());
         };
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        // A row holds up to ROW_EVENTS events: the one holding event `after + 1` starts at most
-        // that far before it (the bound keeps the search on the key).
-        let mut rows = sqlx::query(
-            "SELECT seq, span, event FROM events WHERE run_id = ? AND seq > ? - ? \
-             AND seq + span - 1 > ? ORDER BY seq",
+        // A row's key is the number of the last event it holds (see `event_rows`): the first
+        // row selected holds event `after + 1`, and each row holds at least one event after
+        // `after`, so `limit` rows hold enough.
+        let rows = sqlx::query(
+            "SELECT seq, event FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         )
         .bind(run_id)
         .bind(after)
-        .bind(event_rows::ROW_EVENTS as i64)
-        .bind(after)
-        .fetch(&self.pool);
-        // Rows are read only until `limit` events are in hand.
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let mut out = Vec::new();
-        while out.len() < limit {
-            let Some(row) = rows.try_next().await? else {
-                break;
-            };
-            let (seq, span): (i64, i64) = (row.try_get("seq")?, row.try_get("span")?);
-            let events = event_rows::decode(seq as u64, span as u64, row.try_get("event")?)
-                .map_err(StoreError::Corrupt)?;
+        for r in rows {
+            let last = r.try_get::<i64, _>("seq")? as u64;
+            let events =
+                event_rows::decode(last, r.try_get("event")?).map_err(StoreError::Corrupt)?;
             let room = limit - out.len();
             out.extend(
                 events
@@ -214,6 +186,9 @@ impl Store {
                     .filter(|(n, _)| *n > after as u64)
                     .take(room),
             );
+            if out.len() == limit {
+                break;
+            }
         }
         Ok(out)
     }

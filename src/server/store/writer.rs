@@ -233,7 +233,7 @@ async fn apply(
     tx.commit().await
 }
 
-/// Rows per multi-row insert (4 parameters each, well under SQLite's 32766).
+/// Rows per multi-row insert (3 parameters each, well under SQLite's 32766).
 const ROWS_PER_INSERT: usize = 256;
 
 async fn insert_events(
@@ -243,15 +243,12 @@ async fn insert_events(
     let mut rows = events.take().into_iter().peekable();
     while rows.peek().is_some() {
         let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT OR REPLACE INTO events (run_id, seq, span, event) ",
+            "INSERT OR REPLACE INTO events (run_id, seq, event) ",
         );
         // Bound as shared text: SQLite reads the bytes in place, no copy per row.
         q.push_values(rows.by_ref().take(ROWS_PER_INSERT), |mut b, row| {
-            let (run_id, seq, span) = (row.run_id.clone(), row.seq as i64, row.span as i64);
-            b.push_bind(run_id)
-                .push_bind(seq)
-                .push_bind(span)
-                .push_bind(row.text());
+            let (run_id, key) = (row.run_id.clone(), row.key() as i64);
+            b.push_bind(run_id).push_bind(key).push_bind(row.text());
         });
         q.build().execute(&mut **tx).await?;
     }
