@@ -259,6 +259,59 @@ async fn slow_headers_and_missing_bodies_are_timed_out() {
     assert_eq!(status, 200);
 }
 
+/// The accept loop tells HTTP/2 (prior knowledge, no TLS) from HTTP/1.1 by peeking at the
+/// first bytes: both are served, a request line split across packets is still HTTP/1.1, and a
+/// client that sends nothing, or only the start of the HTTP/2 preface, is closed at the header
+/// timeout.
+#[tokio::test]
+async fn connections_are_told_apart_by_their_first_bytes() {
+    let (addr, _) = start_server(&["--header-timeout", "1"]).await;
+    // HTTP/2 with prior knowledge, by a real client.
+    let h2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let resp = h2
+        .get(format!("http://{addr}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+    assert_eq!(resp.status(), 200);
+    // HTTP/1.1 whose first packet is one byte of "POST", which could still be the preface.
+    let mut split = TcpStream::connect(addr).await.unwrap();
+    split.write_all(b"P").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    split
+        .write_all(
+            format!(
+                "OST /api/agents/nobody HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let (text, _) = read_until_closed(&mut split, Duration::from_secs(10)).await;
+    assert!(text.starts_with("HTTP/1.1 404"), "{text}");
+    assert!(text.contains("no agent 'nobody'"), "{text}");
+    // Silence, and the start of the preface and then silence: closed at the header timeout.
+    for first in [&b""[..], b"PRI * HTTP/2.0\r\n"] {
+        let mut quiet = TcpStream::connect(addr).await.unwrap();
+        quiet.write_all(first).await.unwrap();
+        let started = Instant::now();
+        let (text, closed) = read_until_closed(&mut quiet, Duration::from_secs(10)).await;
+        assert!(closed, "a connection sending {first:?} is closed");
+        assert!(text.is_empty(), "{text}");
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(800) && took < Duration::from_secs(5),
+            "{took:?}"
+        );
+    }
+    let (status, _) = get(addr, "/healthz").await;
+    assert_eq!(status, 200);
+}
+
 #[test]
 fn a_second_server_on_the_same_database_refuses_to_start() {
     use std::process::{Command, Stdio};
