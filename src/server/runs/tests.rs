@@ -437,3 +437,44 @@ fn a_logged_event_decodes_to_what_was_sent() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A stored run's id is looked up once when a run starts: reused on another thread it is
+/// refused (409), reused by another user too; the same user on the same thread may reuse it
+/// (a client retrying a run it started). A new thread's run reads no history and no last run,
+/// and comes out as if it had (its conversation is its own messages).
+#[tokio::test]
+async fn a_stored_run_id_is_checked_in_one_lookup() {
+    use crate::server::accounts::User;
+    use crate::server::agents::demo::DemoAgent;
+    use crate::server::error::ApiError;
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store);
+    let (_, p) = run_input(&runs, run_on("ta", "ra", "chat"), settings()).await;
+    settle(&runs).await;
+    assert_eq!(
+        p.conversation.messages.len(),
+        2,
+        "{:?}",
+        p.conversation.messages
+    );
+    let start = |input: RunAgentInput, owner: User| {
+        let runs = runs.clone();
+        async move {
+            runs.start_for(Arc::new(DemoAgent), input, settings(), owner)
+                .await
+                .map(|_| ())
+        }
+    };
+    match start(run_on("tb", "ra", "chat"), User::anonymous()).await {
+        Err(ApiError::Conflict(m)) => assert!(m.contains("on another thread"), "{m}"),
+        other => panic!("{:?}", other.err()),
+    }
+    match start(run_on("tc", "ra", "chat"), User(Arc::from("mallory"))).await {
+        Err(ApiError::Conflict(m)) => assert!(m.ends_with("is already used"), "{m}"),
+        other => panic!("{:?}", other.err()),
+    }
+    assert!(start(run_on("ta", "ra", "chat"), User::anonymous())
+        .await
+        .is_ok());
+    settle(&runs).await;
+}
