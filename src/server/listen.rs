@@ -28,9 +28,12 @@ const SPARE_DESCRIPTORS: usize = 64;
 
 /// What a client speaking HTTP/2 without TLS sends first.
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-/// Pause between two peeks while the bytes so far are a strict prefix of [`H2_PREFACE`] (a
-/// request line split across packets): peeking again at once would spin.
+/// Pauses between two peeks while the bytes so far are a strict prefix of [`H2_PREFACE`] (a
+/// request line split across packets): peeking again at once would spin. The pause doubles up
+/// to the longest, so a client that sends `P` and stalls costs a few dozen peeks before the
+/// header timeout, not one every 2 ms.
 const PEEK_PAUSE: Duration = Duration::from_millis(2);
+const PEEK_PAUSE_MAX: Duration = Duration::from_millis(200);
 
 /// How the accept loop bounds connections.
 #[derive(Debug, Clone)]
@@ -148,6 +151,7 @@ async fn serve_one(
 /// that differs, so an HTTP/1.1 request waits for no more than it sends.
 async fn speaks_h2(stream: &TcpStream) -> std::io::Result<bool> {
     let mut seen = [0u8; H2_PREFACE.len()];
+    let mut pause = PEEK_PAUSE;
     loop {
         let n = stream.peek(&mut seen).await?;
         if n == 0 || seen[..n] != H2_PREFACE[..n] {
@@ -156,6 +160,7 @@ async fn speaks_h2(stream: &TcpStream) -> std::io::Result<bool> {
         if n == H2_PREFACE.len() {
             return Ok(true);
         }
-        tokio::time::sleep(PEEK_PAUSE).await;
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(PEEK_PAUSE_MAX);
     }
 }
