@@ -154,17 +154,6 @@ impl Runs {
         self.registry
             .check(&input.run_id, &owner, self.capacity())?;
         let stored_owner = self.check_owner(&input, &owner).await?;
-        if let Some(store) = &self.store {
-            let known = store.run(&input.run_id).await?;
-            if let Some(run) = known {
-                if run.thread_id != input.thread_id {
-                    return Err(ApiError::Conflict(format!(
-                        "run id '{}' is already used on another thread",
-                        input.run_id
-                    )));
-                }
-            }
-        }
         // Before anything is stored: a refused request leaves no run behind.
         agent.check_input(&input, &settings)?;
         let side = input.is_proxied_mcp_request();
@@ -188,7 +177,11 @@ impl Runs {
         // A side run (an MCP request the agent proxies) is no part of the thread: no history,
         // no store, no observers; the thread is neither created nor touched.
         let store = self.store.clone().filter(|_| !side);
-        let history = match side {
+        // A thread nobody owns yet has no history and no last run: a new thread's run skips
+        // those reads (with a thousand runs starting at once, each read waits its turn for one
+        // of the database's few connections).
+        let known_thread = stored_owner.is_some();
+        let history = match side || !known_thread {
             true => None,
             false => self.history(&input.thread_id).await,
         };
@@ -213,11 +206,11 @@ impl Runs {
             None => input,
         };
         let replaced = match &store {
-            Some(store) => {
+            Some(store) if known_thread => {
                 let failed = self.threads.last_run_failed(&input.thread_id);
                 replaced_run(store, failed, may_regenerate, &input).await
             }
-            None => None,
+            _ => None,
         };
         let cancel = CancellationToken::new();
         let log = Arc::new(RunLog::new(store.is_some()));
@@ -508,8 +501,9 @@ impl Runs {
         self.run_owner(run_id).await.is_some_and(|o| user.is(&o))
     }
 
-    /// Refuse a run on another user's thread (404) or reusing another user's run id (409).
-    /// Returns the thread's stored owner, for the check repeated when the run registers.
+    /// Refuse a run on another user's thread (404), reusing another user's run id (409), or
+    /// reusing a run id of another thread (409). Returns the thread's stored owner (None: a new
+    /// thread), for the check repeated when the run registers.
     async fn check_owner(
         &self,
         input: &RunAgentInput,
@@ -519,15 +513,31 @@ impl Runs {
         if thread.as_ref().is_some_and(|o| !owner.is(o)) {
             return Err(not_your_thread(&input.thread_id));
         }
-        if self
-            .run_owner(&input.run_id)
-            .await
-            .is_some_and(|o| !owner.is(&o))
-        {
-            return Err(ApiError::Conflict(format!(
-                "run id '{}' is already used",
-                input.run_id
-            )));
+        // A run in progress is refused by the registry; a stored one is looked up once.
+        let stored_run = match (self.registry.owner(&input.run_id), &self.store) {
+            (Some(o), _) => Some((o.name().to_string(), None)),
+            (None, Some(store)) => {
+                store.flush_run(&input.run_id).await;
+                store
+                    .run_owner_and_thread(&input.run_id)
+                    .await?
+                    .map(|(o, t)| (o, Some(t)))
+            }
+            (None, None) => None,
+        };
+        if let Some((run_owner, run_thread)) = stored_run {
+            if !owner.is(&run_owner) {
+                return Err(ApiError::Conflict(format!(
+                    "run id '{}' is already used",
+                    input.run_id
+                )));
+            }
+            if run_thread.is_some_and(|t| t != input.thread_id) {
+                return Err(ApiError::Conflict(format!(
+                    "run id '{}' is already used on another thread",
+                    input.run_id
+                )));
+            }
         }
         Ok(thread)
     }

@@ -61,13 +61,12 @@ impl RunSink {
         let json: Arc<str> = event.to_json().into();
         let logged = Arc::new(Logged {
             seq: self.seq,
-            event,
             json: json.clone(),
         });
         if self.side {
             self.log.push(logged);
         } else {
-            self.publish(logged);
+            self.publish(event, logged);
         }
         if let Some(store) = &self.store {
             if self.log.has_failed() {
@@ -96,18 +95,16 @@ impl RunSink {
     /// and the run's log takes it, all under the thread cache's lock (see `thread_cache`): a
     /// conversation copied under that lock reflects exactly the run's events up to its log's
     /// last one (what `join` relies on).
-    fn publish(&mut self, logged: Arc<Logged>) {
+    fn publish(&mut self, event: Event, logged: Arc<Logged>) {
         // The conversation is a client of the run like any other: chunks become triads first.
         // With no chunk open and none arriving, that would give the event itself: it is applied
         // as it is, without a copy (nearly every event of a run).
         let expanded;
-        let apply: &[Event] = match &logged.event.kind {
+        let apply: &[Event] = match &event.kind {
             EventKind::RunStarted { .. } => &[],
-            kind if !kind.is_chunk() && !self.chunks.has_open() => {
-                std::slice::from_ref(&logged.event)
-            }
+            kind if !kind.is_chunk() && !self.chunks.has_open() => std::slice::from_ref(&event),
             _ => {
-                expanded = self.chunks.expand(logged.event.clone()).unwrap_or_default();
+                expanded = self.chunks.expand(event).unwrap_or_default();
                 &expanded
             }
         };
@@ -115,7 +112,7 @@ impl RunSink {
         let log = &self.log;
         self.threads.apply_then(thread, apply, || {
             hub.publish(thread, run, owner, logged.json.clone());
-            log.push(logged.clone());
+            log.push(logged);
         });
     }
 }

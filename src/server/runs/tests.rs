@@ -436,3 +436,43 @@ async fn a_stored_run_id_is_checked_in_one_lookup() {
         .is_ok());
     settle(&runs).await;
 }
+
+/// The log keeps events as JSON only; a reader that needs the event decodes it, and gets back
+/// exactly what was sent, base fields included. JSON that does not decode (never written by
+/// the log itself) becomes a `RUN_ERROR` naming the event, not a panic.
+#[test]
+fn a_logged_event_decodes_to_what_was_sent() {
+    use crate::protocol::event::{Event, EventKind};
+    use crate::server::runs::Logged;
+    let mut meta = serde_json::Map::new();
+    meta.insert("k".into(), serde_json::json!([1, {"deep": true}]));
+    let sent = [
+        Event::from(EventKind::TextMessageContent {
+            message_id: "m".into(),
+            delta: "héllo \"quoted\" \n".into(),
+        })
+        .with_timestamp(1_700_000_000_000)
+        .with_metadata(meta),
+        Event::from(EventKind::StateDelta {
+            delta: vec![serde_json::json!({"op": "add", "path": "/a", "value": 1})],
+        }),
+    ];
+    for event in sent {
+        let logged = Logged {
+            seq: 7,
+            json: event.to_json().into(),
+        };
+        assert_eq!(logged.decode(), event);
+    }
+    let broken = Logged {
+        seq: 9,
+        json: r#"{"type":"NOT_AN_EVENT"}"#.into(),
+    };
+    match broken.decode().kind {
+        EventKind::RunError { message, code, .. } => {
+            assert!(message.contains("event 9"), "{message}");
+            assert_eq!(code.as_deref(), Some("INTERNAL_ERROR"));
+        }
+        other => panic!("{other:?}"),
+    }
+}

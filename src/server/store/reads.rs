@@ -69,6 +69,19 @@ impl Store {
             .await?)
     }
 
+    /// A stored run's owner and thread (None: no such run), in one lookup.
+    pub async fn run_owner_and_thread(
+        &self,
+        run_id: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        Ok(
+            sqlx::query_as("SELECT owner, thread_id FROM runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
     /// One thread as stored (its messages and state as of its last run start or end).
     pub async fn thread(&self, id: &str) -> Result<Option<ThreadView>, StoreError> {
         let Some(row) = sqlx::query(
