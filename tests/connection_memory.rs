@@ -1,6 +1,7 @@
 //! What an open connection costs the server's heap, counted by this test binary's own
 //! allocator (the server runs in-process): idle observer streams (`GET /api/ag-ui/stream`), the
-//! connections a crowd of watchers holds open for hours.
+//! connections a crowd of watchers holds open for hours, and runs waiting on an approval (a
+//! run's task, its agent, its log and its client's stream), printed by allocation size.
 //!
 //! The bound that matters is on large buffers: hyper's HTTP/1 reader keeps the buffer it read
 //! the request into for as long as the connection stays open. When the first bytes were read
@@ -22,10 +23,63 @@ static LARGE_LIVE: AtomicI64 = AtomicI64::new(0);
 /// An allocation this size or larger held per connection is a buffer someone forgot to bound.
 const LARGE: usize = 12 * 1024;
 
+/// Live allocations by exact size, up to [`BY_SIZE`] bytes (larger ones in the last slot): what
+/// a connection holds, told apart by size when a test prints it.
+const BY_SIZE: usize = 32 * 1024;
+static SIZES: [AtomicI64; BY_SIZE + 1] = [const { AtomicI64::new(0) }; BY_SIZE + 1];
+
 fn count(size: usize, sign: i64) {
     LIVE.fetch_add(sign * size as i64, Relaxed);
+    SIZES[size.min(BY_SIZE)].fetch_add(sign, Relaxed);
     if size >= LARGE {
         LARGE_LIVE.fetch_add(sign, Relaxed);
+    }
+    if sign > 0 {
+        trace(size);
+    }
+}
+
+/// With `HEAP_TRACE_SIZE=N[,M…]`, the stacks of the first allocations of those sizes made after
+/// [`TRACING`] is set are printed (to find who holds a size a test's table points at).
+static TRACING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static TRACED: AtomicI64 = AtomicI64::new(0);
+
+fn trace(size: usize) {
+    thread_local!(static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    if !TRACING.load(Relaxed) || INSIDE.with(|i| i.get()) {
+        return;
+    }
+    INSIDE.with(|i| i.set(true));
+    let wanted = std::env::var("HEAP_TRACE_SIZE").unwrap_or_default();
+    if wanted.split(',').any(|w| w.parse() == Ok(size)) && TRACED.fetch_add(1, Relaxed) < 12 {
+        eprintln!(
+            "allocation of {size} bytes:\n{}",
+            std::backtrace::Backtrace::force_capture()
+        );
+    }
+    INSIDE.with(|i| i.set(false));
+}
+
+/// The live allocation counts by size, to subtract one from another.
+fn sizes() -> Vec<i64> {
+    SIZES.iter().map(|c| c.load(Relaxed)).collect()
+}
+
+/// Prints the sizes that grew most in bytes between `before` and now, per one of `n` things.
+fn print_growth(before: &[i64], n: i64) {
+    let now = sizes();
+    let mut grown: Vec<(usize, i64)> = (0..=BY_SIZE)
+        .map(|size| (size, now[size] - before[size]))
+        .filter(|(_, d)| *d >= n / 2)
+        .collect();
+    grown.sort_by_key(|(size, d)| -(*size as i64) * d);
+    for (size, d) in grown.into_iter().take(20) {
+        let label = if size == BY_SIZE {
+            format!("{BY_SIZE}+")
+        } else {
+            size.to_string()
+        };
+        eprintln!("  {label:>7} bytes x {:.2} each", d as f64 / n as f64);
     }
 }
 
@@ -110,16 +164,98 @@ fn an_idle_observer_stream_holds_no_large_buffer() {
 
 /// Opens an observer stream on a raw socket and returns it once `: connected` arrived.
 fn observe(addr: std::net::SocketAddr) -> std::net::TcpStream {
+    let request = format!("GET /api/ag-ui/stream HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    send_and_read_until(addr, &request, ": connected")
+}
+
+/// Sends `request` on a new raw socket and reads until `marker` has arrived; returns the socket.
+fn send_and_read_until(
+    addr: std::net::SocketAddr,
+    request: &str,
+    marker: &str,
+) -> std::net::TcpStream {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(common::TIMEOUT)).unwrap();
-    s.write_all(format!("GET /api/ag-ui/stream HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
-        .unwrap();
-    let (mut got, mut buf, deadline) = (Vec::new(), [0u8; 1024], Instant::now() + common::TIMEOUT);
-    while !String::from_utf8_lossy(&got).contains(": connected") {
-        assert!(Instant::now() < deadline, "no `: connected` in time");
+    s.write_all(request.as_bytes()).unwrap();
+    let (mut got, mut buf, deadline) = (Vec::new(), [0u8; 4096], Instant::now() + common::TIMEOUT);
+    while !String::from_utf8_lossy(&got).contains(marker) {
+        assert!(Instant::now() < deadline, "no `{marker}` in time");
         let k = s.read(&mut buf).unwrap();
         assert!(k > 0, "closed: {}", String::from_utf8_lossy(&got));
         got.extend_from_slice(&buf[..k]);
     }
     s
+}
+
+/// Runs held open while they wait on an approval: the demo's `approval` scenario, read until its
+/// `request_approval` call has ended, then left waiting (the client never answers).
+const RUNS: usize = 200;
+
+#[test]
+fn a_run_waiting_on_an_approval_holds_little() {
+    common::run(async {
+        let cap = (RUNS + 50).to_string();
+        let (addr, _state) = common::start_server(&[
+            "--max-connections",
+            "1000",
+            "--max-runs",
+            &cap,
+            "--max-runs-per-user",
+            &cap,
+            "--keep-alive",
+            "1",
+        ])
+        .await;
+        let warm = tokio::task::spawn_blocking(move || wait_on_approval(addr, 0))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (live0, sizes0) = (LIVE.load(Relaxed), sizes());
+        TRACING.store(true, Relaxed);
+        // Twenty clients at once, each opening its share in turn (the scenario takes its time
+        // to reach the approval).
+        let held = tokio::task::spawn_blocking(move || {
+            std::thread::scope(|scope| {
+                let clients: Vec<_> = (0..20)
+                    .map(|c| {
+                        scope.spawn(move || {
+                            (1..RUNS)
+                                .filter(|i| i % 20 == c)
+                                .map(|i| wait_on_approval(addr, i))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                clients
+                    .into_iter()
+                    .flat_map(|c| c.join().unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .await
+        .unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        TRACING.store(false, Relaxed);
+        let n = (RUNS - 1) as i64;
+        let per = (LIVE.load(Relaxed) - live0) / n;
+        eprintln!("a run waiting on an approval: {per} bytes of heap; by size:");
+        print_growth(&sizes0, n);
+        assert!(per < 64 * 1024, "a waiting run holds {per} bytes");
+        drop(held);
+        drop(warm);
+    });
+}
+
+/// Starts run `i` of the `approval` scenario on a raw socket and returns the socket once the
+/// `request_approval` call has ended.
+fn wait_on_approval(addr: std::net::SocketAddr, i: usize) -> std::net::TcpStream {
+    let body = format!(
+        r#"{{"threadId":"heap-t-{i}","runId":"heap-r-{i}","messages":[{{"id":"heap-u-{i}","role":"user","content":"approval"}}],"tools":[],"context":[],"state":{{}},"forwardedProps":{{}}}}"#
+    );
+    let request = format!(
+        "POST /api/agents/demo HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    send_and_read_until(addr, &request, "TOOL_CALL_END")
 }

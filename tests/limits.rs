@@ -216,6 +216,22 @@ async fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (String,
     }
 }
 
+/// A POST of `body` to agent `agent` as raw bytes, announcing `length` bytes (which may differ
+/// from the body's, on purpose), with `headers` (each ending in CRLF) added.
+fn raw_post(
+    addr: std::net::SocketAddr,
+    agent: &str,
+    length: usize,
+    headers: &str,
+    body: &str,
+) -> Vec<u8> {
+    format!(
+        "POST /api/agents/{agent} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {length}\r\n{headers}\r\n{body}"
+    )
+    .into_bytes()
+}
+
 /// On raw sockets: the requests are unfinished on purpose (headers that never end, a body
 /// announced and never sent, a kept-alive connection left idle), which no HTTP client sends.
 #[tokio::test]
@@ -244,12 +260,7 @@ async fn slow_headers_and_missing_bodies_are_timed_out() {
     // A body announced and never sent.
     let mut nobody = TcpStream::connect(addr).await.unwrap();
     nobody
-        .write_all(
-            format!(
-                "POST /api/agents/demo HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
-            )
-            .as_bytes(),
-        )
+        .write_all(&raw_post(addr, "demo", 1000, "", "{"))
         .await
         .unwrap();
     let (text, _) = read_until_closed(&mut nobody, Duration::from_secs(10)).await;
@@ -283,12 +294,7 @@ async fn connections_are_told_apart_by_their_first_bytes() {
     split.write_all(b"P").await.unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     split
-        .write_all(
-            format!(
-                "OST /api/agents/nobody HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
-            )
-            .as_bytes(),
-        )
+        .write_all(&raw_post(addr, "nobody", 2, "Connection: close\r\n", "{}")[1..])
         .await
         .unwrap();
     let (text, _) = read_until_closed(&mut split, Duration::from_secs(10)).await;

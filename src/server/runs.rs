@@ -4,7 +4,7 @@
 //! observer hub (`observers`) — plus the task that drives an agent and guarantees a
 //! well-formed stream (`drive`), and the readers through which clients read (and re-read after
 //! a disconnect) a run's events (`log`). The parts import nothing from this file; `Runs` wires
-//! them together.
+//! them together. `start` is `Runs`'s own: a run's start and the checks before it.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -13,24 +13,18 @@ use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::chunks::ChunkExpander;
-use crate::protocol::compat::{parse_version, Version};
+use crate::protocol::compat::Version;
 use crate::protocol::reduce::Conversation;
-use crate::protocol::types::RunAgentInput;
 use crate::server::accounts::User;
 use crate::server::clock::now_ms;
 use crate::server::error::ApiError;
 use crate::server::limits::Limits;
 use crate::server::store::Store;
-use admit::{blocking, not_your_thread};
-use context::{Agent, RunContext, RunSettings, ToolAnswers};
-use drive::drive;
-use log::RunLog;
+use context::ToolAnswers;
 use observers::ObserverHub;
 pub use registry::ThreadHold;
-use registry::{ActiveRun, Capacity, Registry};
-use retry::replaced_run;
-use thread_cache::{conversation_of, merge_history, stored_history, History, ThreadCache};
+use registry::{Capacity, Registry};
+use thread_cache::{conversation_of, stored_history, History, ThreadCache};
 use waits::Waits;
 
 mod admit;
@@ -43,6 +37,7 @@ mod registry;
 mod resume;
 mod retry;
 mod side;
+mod start;
 #[cfg(test)]
 mod tests;
 mod thread_cache;
@@ -119,168 +114,6 @@ impl Runs {
 
     pub fn store(&self) -> Option<&Store> {
         self.store.as_ref()
-    }
-
-    /// [`Runs::start_for`] the anonymous user (a server without authentication).
-    pub async fn start(
-        self: &Arc<Self>,
-        agent: Arc<dyn Agent>,
-        input: RunAgentInput,
-        settings: RunSettings,
-    ) -> Result<StartedRun, ApiError> {
-        self.start_for(agent, input, settings, User::anonymous())
-            .await
-    }
-
-    /// Start `agent` on `input` in its own task, for `owner`. The returned reader yields the
-    /// run's events, from `RUN_STARTED` to exactly one terminal event.
-    ///
-    /// A run on a known thread whose messages share no id with the thread's receives the
-    /// thread's history before them (a client may send only the new messages), and the thread's
-    /// state when it sends none. A thread of another user is 404 and a run id of another
-    /// user's run 409; neither is touched.
-    ///
-    /// Refused before anything is allocated for it: an input past the [`Limits`], a run id in
-    /// progress or already used on another thread (409), more runs than allowed in total or
-    /// for this user (429).
-    pub async fn start_for(
-        self: &Arc<Self>,
-        agent: Arc<dyn Agent>,
-        input: RunAgentInput,
-        settings: RunSettings,
-        owner: User,
-    ) -> Result<StartedRun, ApiError> {
-        self.limits.check_run_input(&input)?;
-        self.registry
-            .check(&input.run_id, &owner, self.capacity())?;
-        let stored_owner = self.check_owner(&input, &owner).await?;
-        // Before anything is stored: a refused request leaves no run behind.
-        agent.check_input(&input, &settings)?;
-        let side = input.is_proxied_mcp_request();
-        if side {
-            let thread = &input.thread_id;
-            let conv = match self.owns_thread(&owner, thread).await {
-                true => self.load_thread(thread).await,
-                false => None,
-            };
-            if !conv.is_some_and(|c| side::names_an_app_of(&c, &input)) {
-                return Err(side::no_app(thread));
-            }
-        }
-        let agent = match side {
-            true => agent,
-            false => match self.check_resume(&input).await? {
-                Some(error) => Arc::new(resume::Expired { agent, error }),
-                None => agent,
-            },
-        };
-        // A side run (an MCP request the agent proxies) is no part of the thread: no history,
-        // no store, no observers; the thread is neither created nor touched.
-        let store = self.store.clone().filter(|_| !side);
-        // A thread nobody owns yet has no history and no last run: a new thread's run skips
-        // those reads (with a thousand runs starting at once, each read waits its turn for one
-        // of the database's few connections).
-        let known_thread = stored_owner.is_some();
-        let history = match side || !known_thread {
-            true => None,
-            false => self.history(&input.thread_id).await,
-        };
-        // A run carrying no more messages than its thread has may be a regeneration of its last
-        // answer (see `retry`); only such a run looks the last run up.
-        let may_regenerate = input.resume.is_none()
-            && history
-                .as_ref()
-                .is_some_and(|h| input.messages.len() <= h.messages.len());
-        // Merging a long history is CPU work: off the async workers, so other clients (and
-        // `/healthz`) are served meanwhile.
-        let input = match history.as_ref() {
-            Some(h) => {
-                let (messages, state) = (h.messages.clone(), h.state.clone());
-                blocking(move || {
-                    let mut input = input;
-                    merge_history(&mut input, &messages, &state);
-                    input
-                })
-                .await?
-            }
-            None => input,
-        };
-        let replaced = match &store {
-            Some(store) if known_thread => {
-                let failed = self.threads.last_run_failed(&input.thread_id);
-                replaced_run(store, failed, may_regenerate, &input).await
-            }
-            _ => None,
-        };
-        let cancel = CancellationToken::new();
-        let log = Arc::new(RunLog::new(store.is_some()));
-        let run = ActiveRun {
-            thread_id: input.thread_id.clone(),
-            owner: owner.clone(),
-            cancel: cancel.clone(),
-            log: log.clone(),
-            side,
-        };
-        // Checked again with the registry locked: two users racing for a new thread id.
-        self.registry
-            .admit(&input.run_id, run, self.capacity(), || {
-                match side || self.threads.claim(&input.thread_id, &owner, stored_owner) {
-                    true => Ok(()),
-                    false => Err(not_your_thread(&input.thread_id)),
-                }
-            })?;
-        let reader = RunReader {
-            run_id: input.run_id.clone(),
-            log: Some(log.clone()),
-            store: store.clone(),
-            after: 0,
-            pending: VecDeque::new(),
-            peer: input.protocol_version.as_deref().and_then(parse_version),
-            flushed: false,
-            told_failure: false,
-        };
-        let sink = RunSink {
-            log: log.clone(),
-            threads: self.threads.clone(),
-            hub: self.hub.clone(),
-            store: store.clone(),
-            thread_id: input.thread_id.as_str().into(),
-            run_id: input.run_id.as_str().into(),
-            owner: owner.clone(),
-            seq: 0,
-            chunks: ChunkExpander::new(),
-            side,
-        };
-        let agent_id = agent.info().id;
-        let (threads, limits, with_store) =
-            (self.threads.clone(), self.limits.clone(), store.is_some());
-        let (input, started) = blocking(move || {
-            if side {
-                return (input, None);
-            }
-            let replaced = replaced.as_ref().map(|r| (r.run_id.as_str(), &r.produced));
-            let messages = threads.begin(&input, &owner, history, replaced, &limits, now_ms());
-            let started = with_store.then(|| {
-                Store::run_started_op(&input, &messages, &agent_id, owner.name(), now_ms())
-            });
-            (input, started)
-        })
-        .await?;
-        if let (Some(store), Some(op)) = (&store, started) {
-            store.run_started(op).await;
-        }
-        let answers: Arc<dyn ToolAnswers> = self.clone();
-        let run_id = input.run_id.clone();
-        let ctx = RunContext::new(input, settings, cancel.clone(), Box::new(sink), answers);
-        let this = self.clone();
-        tokio::spawn(async move {
-            drive(agent, ctx, log, this.threads.clone(), store).await;
-            this.end(&run_id);
-        });
-        Ok(StartedRun {
-            events: reader,
-            cancel,
-        })
     }
 
     /// A reader of run `run_id`'s events numbered after `after` (0: all of them), live or
@@ -499,47 +332,6 @@ impl Runs {
     /// Whether `user` owns run `run_id` (false when there is no such run).
     pub async fn owns_run(&self, user: &User, run_id: &str) -> bool {
         self.run_owner(run_id).await.is_some_and(|o| user.is(&o))
-    }
-
-    /// Refuse a run on another user's thread (404), reusing another user's run id (409), or
-    /// reusing a run id of another thread (409). Returns the thread's stored owner (None: a new
-    /// thread), for the check repeated when the run registers.
-    async fn check_owner(
-        &self,
-        input: &RunAgentInput,
-        owner: &User,
-    ) -> Result<Option<String>, ApiError> {
-        let thread = self.thread_owner(&input.thread_id).await;
-        if thread.as_ref().is_some_and(|o| !owner.is(o)) {
-            return Err(not_your_thread(&input.thread_id));
-        }
-        // A run in progress is refused by the registry; a stored one is looked up once.
-        let stored_run = match (self.registry.owner(&input.run_id), &self.store) {
-            (Some(o), _) => Some((o.name().to_string(), None)),
-            (None, Some(store)) => {
-                store.flush_run(&input.run_id).await;
-                store
-                    .run_owner_and_thread(&input.run_id)
-                    .await?
-                    .map(|(o, t)| (o, Some(t)))
-            }
-            (None, None) => None,
-        };
-        if let Some((run_owner, run_thread)) = stored_run {
-            if !owner.is(&run_owner) {
-                return Err(ApiError::Conflict(format!(
-                    "run id '{}' is already used",
-                    input.run_id
-                )));
-            }
-            if run_thread.is_some_and(|t| t != input.thread_id) {
-                return Err(ApiError::Conflict(format!(
-                    "run id '{}' is already used on another thread",
-                    input.run_id
-                )));
-            }
-        }
-        Ok(thread)
     }
 
     /// Subscribe to every event of every run.
