@@ -34,30 +34,83 @@ fn count(size: usize, sign: i64) {
     if size >= LARGE {
         LARGE_LIVE.fetch_add(sign, Relaxed);
     }
-    if sign > 0 {
-        trace(size);
-    }
 }
 
-/// With `HEAP_TRACE_SIZE=N[,M…]`, the stacks of the first allocations of those sizes made after
-/// [`TRACING`] is set are printed (to find who holds a size a test's table points at).
+/// With `HEAP_TRACE_SIZE=N[,M…]`, allocations of those sizes made while [`TRACING`] is set are
+/// remembered with their stacks until freed; [`print_held`] prints a few still held (to find
+/// who holds a size a test's table points at).
 static TRACING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static TRACED: AtomicI64 = AtomicI64::new(0);
+type Held = std::collections::HashMap<usize, (usize, std::backtrace::Backtrace)>;
+static HELD: std::sync::Mutex<Option<Held>> = std::sync::Mutex::new(None);
 
-fn trace(size: usize) {
-    thread_local!(static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
-    if !TRACING.load(Relaxed) || INSIDE.with(|i| i.get()) {
+thread_local!(static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+
+/// Runs `f` unless this thread is already inside the tracer (its own allocations).
+fn untraced(f: impl FnOnce()) {
+    if INSIDE.with(|i| i.replace(true)) {
         return;
     }
-    INSIDE.with(|i| i.set(true));
-    let wanted = std::env::var("HEAP_TRACE_SIZE").unwrap_or_default();
-    if wanted.split(',').any(|w| w.parse() == Ok(size)) && TRACED.fetch_add(1, Relaxed) < 12 {
-        eprintln!(
-            "allocation of {size} bytes:\n{}",
-            std::backtrace::Backtrace::force_capture()
-        );
-    }
+    f();
     INSIDE.with(|i| i.set(false));
+}
+
+fn traced_sizes() -> &'static [usize] {
+    static SIZES: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+    SIZES.get_or_init(|| {
+        std::env::var("HEAP_TRACE_SIZE")
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    })
+}
+
+fn remember(p: *mut u8, size: usize) {
+    if !TRACING.load(Relaxed) || p.is_null() {
+        return;
+    }
+    untraced(|| {
+        if traced_sizes().contains(&size) {
+            let stack = std::backtrace::Backtrace::force_capture();
+            let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+            held.get_or_insert_with(Default::default)
+                .insert(p as usize, (size, stack));
+            ANY_HELD.store(true, Relaxed);
+        }
+    });
+}
+
+/// Set once something is remembered: before that, a free has nothing to look up.
+static ANY_HELD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn forget(p: *mut u8) {
+    if !ANY_HELD.load(Relaxed) {
+        return;
+    }
+    untraced(|| {
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = held.as_mut() {
+            h.remove(&(p as usize));
+        }
+    });
+}
+
+/// Prints, for each traced size, how many allocations are still held and the stacks of three.
+fn print_held() {
+    untraced(|| {
+        let held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        for &size in traced_sizes() {
+            let of_size: Vec<_> = held
+                .iter()
+                .flatten()
+                .filter(|(_, (s, _))| *s == size)
+                .collect();
+            eprintln!("{} allocations of {size} bytes still held", of_size.len());
+            for (_, (_, stack)) in of_size.iter().take(3) {
+                eprintln!("held allocation of {size} bytes:\n{stack}");
+            }
+        }
+    });
 }
 
 /// The live allocation counts by size, to subtract one from another.
@@ -87,16 +140,22 @@ fn print_growth(before: &[i64], n: i64) {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         count(l.size(), 1);
-        unsafe { System.alloc(l) }
+        let p = unsafe { System.alloc(l) };
+        remember(p, l.size());
+        p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         count(l.size(), -1);
+        forget(p);
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         count(l.size(), -1);
         count(n, 1);
-        unsafe { System.realloc(p, l, n) }
+        forget(p);
+        let q = unsafe { System.realloc(p, l, n) };
+        remember(q, n);
+        q
     }
 }
 
@@ -211,6 +270,7 @@ fn a_run_waiting_on_an_approval_holds_little() {
             .unwrap();
         tokio::time::sleep(Duration::from_millis(300)).await;
         let (live0, sizes0) = (LIVE.load(Relaxed), sizes());
+        traced_sizes();
         TRACING.store(true, Relaxed);
         // Twenty clients at once, each opening its share in turn (the scenario takes its time
         // to reach the approval).
@@ -240,6 +300,7 @@ fn a_run_waiting_on_an_approval_holds_little() {
         let per = (LIVE.load(Relaxed) - live0) / n;
         eprintln!("a run waiting on an approval: {per} bytes of heap; by size:");
         print_growth(&sizes0, n);
+        print_held();
         assert!(per < 64 * 1024, "a waiting run holds {per} bytes");
         drop(held);
         drop(warm);
