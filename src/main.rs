@@ -26,6 +26,7 @@ fn main() -> std::process::ExitCode {
     tune_allocator();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_park(hand_back_thread_cache_if_asked)
         .build()
     {
         Ok(rt) => rt,
@@ -45,6 +46,30 @@ fn main() -> std::process::ExitCode {
             None => agui_studio::server::serve(cli.serve).await,
         }
     })
+}
+
+/// Called as an async worker goes idle: after a crowd has left (`server::trim`), the worker
+/// hands the objects its jemalloc thread cache holds back to the shared heap, once. jemalloc
+/// trims a thread's cache only as that thread allocates, so an idle worker kept what it had
+/// cached while serving the crowd. Measured with the capacity benchmark's 10,000 idle
+/// observers: their "after" RSS 40 MB with the workers' caches, 36 MB with no thread caches
+/// at all (`_RJEM_MALLOC_CONF=tcache:false`, which doubled the RSS while they were open).
+fn hand_back_thread_cache_if_asked() {
+    thread_local!(static SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
+    let epoch = agui_studio::server::trim::caches_epoch();
+    if SEEN.with(|seen| seen.replace(epoch)) != epoch {
+        // SAFETY: "thread.tcache.flush" reads and writes nothing through its pointers (all
+        // null) and only empties the calling thread's own cache.
+        unsafe {
+            tikv_jemalloc_sys::mallctl(
+                c"thread.tcache.flush".as_ptr(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+            );
+        }
+    }
 }
 
 /// glibc's allocator (SQLite's and other C code's since the binary uses jemalloc), left alone,

@@ -2,9 +2,13 @@
 //! hands freed pages back by itself (see `src/main.rs`); SQLite and other C code allocate from
 //! glibc, which keeps freed pages resident inside its heaps (freed chunks sit between live ones,
 //! so the heap top cannot shrink). When the number of open connections has fallen well below its
-//! peak, [`Trimmer`] asks glibc to hand free pages back (`malloc_trim`), off the async workers.
+//! peak, [`Trimmer`] asks glibc to hand free pages back (`malloc_trim`), off the async workers,
+//! and raises [`caches_epoch`]: the binary then has each async worker hand its allocator's
+//! thread cache back the next time it goes idle (see `src/main.rs`), and wakes the workers so
+//! that they do.
 //! Measured by the capacity benchmark's "after" RSS (see the README).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,7 +54,33 @@ pub fn spawn(permits: &Arc<Semaphore>, max: usize) {
             let open = max.saturating_sub(free);
             if trimmer.observe(open) {
                 let _ = tokio::task::spawn_blocking(release).await;
+                CACHES_EPOCH.fetch_add(1, Ordering::Relaxed);
+                wake_workers();
             }
+        }
+    });
+}
+
+/// Raised after each trim: a thread that saw an older value hands its allocator cache back.
+static CACHES_EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// How many trims have happened; an async worker that last saw a smaller number should hand the
+/// objects its allocator's thread cache holds back to the shared heap when it next goes idle.
+pub fn caches_epoch() -> u64 {
+    CACHES_EPOCH.load(Ordering::Relaxed)
+}
+
+/// Tasks that do nothing, spawned from outside the workers: each wakes an idle worker, which
+/// goes idle again at once (and so sees the new [`caches_epoch`]).
+fn wake_workers() {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let workers = handle.metrics().num_workers();
+    std::thread::spawn(move || {
+        for _ in 0..workers * 2 {
+            drop(handle.spawn(async {}));
+            std::thread::sleep(Duration::from_millis(5));
         }
     });
 }
