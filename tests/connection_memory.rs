@@ -254,7 +254,7 @@ const RUNS: usize = 200;
 fn a_run_waiting_on_an_approval_holds_little() {
     common::run(async {
         let cap = (RUNS + 50).to_string();
-        let (addr, _state) = common::start_server(&[
+        let (addr, state) = common::start_server(&[
             "--max-connections",
             "1000",
             "--max-runs",
@@ -302,7 +302,21 @@ fn a_run_waiting_on_an_approval_holds_little() {
         print_growth(&sizes0, n);
         print_held();
         assert!(per < 64 * 1024, "a waiting run holds {per} bytes");
+        // Their clients leave, which cancels their runs (none was started with `detach`): what
+        // is left is shared (the observer hub's window of recent events) or the threads'.
         drop(held);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while state.runs.active_count() > 1 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let left = (LIVE.load(Relaxed) - live0) / n;
+        assert_eq!(state.runs.active_count(), 1, "runs left in progress");
+        eprintln!(
+            "after their clients left (their runs cancelled): {left} bytes of heap each; by size:"
+        );
+        print_growth(&sizes0, n);
+        assert!(left < 16 * 1024, "an ended run left {left} bytes");
         drop(warm);
     });
 }
