@@ -10,8 +10,8 @@ use agui_studio::server::config::{Cli, Command};
 /// long-lived allocations (SQLite's page cache, growing meanwhile) kept in use, so even
 /// `malloc_trim` could give back almost nothing. Measured with `benches/approvals_heap.py`
 /// (release binary): 2,000 runs ended by `--approval-timeout 3` left 82 MB against a 22 MB
-/// baseline with glibc, 58 MB with jemalloc; 10,000 runs still waiting after their clients
-/// left, 517 MB against 119 MB. SQLite (C code) still allocates from glibc.
+/// baseline with glibc, 58 MB with jemalloc; 10,000 waiting runs whose clients then
+/// left (which cancels them), 517 MB against 119 MB. SQLite (C code) still allocates from glibc.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
