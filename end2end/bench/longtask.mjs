@@ -86,7 +86,10 @@ async function measure(inspector, idleMs = pause) {
     // it ran, style and layout), so a long task can be told apart from a long wait.
     await cdp.send("Tracing.start", {
       transferMode: "ReportEvents",
-      traceConfig: { includedCategories: ["toplevel", "devtools.timeline"] },
+      // BENCH_TRACE_CATEGORIES adds categories (e.g. `v8.wasm,disabled-by-default-v8.compile`).
+      traceConfig: {
+        includedCategories: ["toplevel", "devtools.timeline", ...(process.env.BENCH_TRACE_CATEGORIES ?? "").split(",").filter(Boolean)],
+      },
     });
   }
   const box = page.locator("#composer-input");
@@ -255,10 +258,15 @@ function taskCpu(events) {
   };
 }
 
+// BENCH_CASES: which rounds, in order (default `closed,open,open-at-once`); `-at-once` starts the
+// run as soon as the page is ready. E.g. BENCH_CASES=open-at-once,open-at-once,open-at-once.
+const cases = (process.env.BENCH_CASES ?? "closed,open,open-at-once").split(",").map((c) => c.trim());
 try {
-  await measure(false);
-  await measure(true);
-  await measure(true, 0);
+  for (const c of cases) {
+    const m = c.match(/^(open|closed)(-at-once)?$/);
+    if (!m) throw new Error(`BENCH_CASES: unknown case ${c} (open, closed, open-at-once, closed-at-once)`);
+    await measure(m[1] === "open", m[2] ? 0 : pause);
+  }
 } finally {
   await browser.close();
   stopServer(server);
