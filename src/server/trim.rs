@@ -53,9 +53,15 @@ pub fn spawn(permits: &Arc<Semaphore>, max: usize) {
             };
             let open = max.saturating_sub(free);
             if trimmer.observe(open) {
-                let _ = tokio::task::spawn_blocking(release).await;
-                CACHES_EPOCH.fetch_add(1, Ordering::Relaxed);
-                wake_workers();
+                // On a blocking-pool thread: `malloc_trim` walks the heaps, and the wake-ups
+                // below must come from outside the async workers.
+                let handle = tokio::runtime::Handle::current();
+                let _ = tokio::task::spawn_blocking(move || {
+                    release();
+                    CACHES_EPOCH.fetch_add(1, Ordering::Relaxed);
+                    wake_workers(&handle);
+                })
+                .await;
             }
         }
     });
@@ -70,19 +76,14 @@ pub fn caches_epoch() -> u64 {
     CACHES_EPOCH.load(Ordering::Relaxed)
 }
 
-/// Tasks that do nothing, spawned from outside the workers: each wakes an idle worker, which
-/// goes idle again at once (and so sees the new [`caches_epoch`]).
-fn wake_workers() {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let workers = handle.metrics().num_workers();
-    std::thread::spawn(move || {
-        for _ in 0..workers * 2 {
-            drop(handle.spawn(async {}));
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    });
+/// Tasks that do nothing, spawned from outside the workers (the caller is a blocking-pool
+/// thread): each wakes an idle worker, which goes idle again at once (and so sees the new
+/// [`caches_epoch`]). Spaced a little so that they reach different workers.
+fn wake_workers(handle: &tokio::runtime::Handle) {
+    for _ in 0..handle.metrics().num_workers() * 2 {
+        drop(handle.spawn(async {}));
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Hand the allocator's free pages back to the system.
