@@ -33,6 +33,7 @@ mod drive;
 mod join;
 mod log;
 mod observers;
+mod owners;
 mod registry;
 mod resume;
 mod retry;
@@ -288,50 +289,6 @@ impl Runs {
     /// Forget a thread's conversation in memory (deleted, or changed in the database).
     pub fn forget_thread(&self, thread_id: &str) {
         self.threads.forget(thread_id);
-    }
-
-    /// Who owns a thread (None: no such thread).
-    pub async fn thread_owner(&self, thread_id: &str) -> Option<String> {
-        if let Some(o) = self.threads.owner(thread_id) {
-            return Some(o.name().to_string());
-        }
-        let store = self.store.as_ref()?;
-        store.flush_thread(thread_id).await;
-        match store.thread_owner(thread_id).await {
-            Ok(o) => o,
-            Err(e) => {
-                tracing::error!(thread = %thread_id, "cannot read the thread's owner: {e}");
-                None
-            }
-        }
-    }
-
-    /// Whether `user` owns thread `thread_id` (false when there is no such thread).
-    pub async fn owns_thread(&self, user: &User, thread_id: &str) -> bool {
-        self.thread_owner(thread_id)
-            .await
-            .is_some_and(|o| user.is(&o))
-    }
-
-    /// Who owns a run (None: no such run).
-    pub async fn run_owner(&self, run_id: &str) -> Option<String> {
-        if let Some(o) = self.registry.owner(run_id) {
-            return Some(o.name().to_string());
-        }
-        let store = self.store.as_ref()?;
-        store.flush_run(run_id).await;
-        match store.run_owner(run_id).await {
-            Ok(o) => o,
-            Err(e) => {
-                tracing::error!(run = %run_id, "cannot read the run's owner: {e}");
-                None
-            }
-        }
-    }
-
-    /// Whether `user` owns run `run_id` (false when there is no such run).
-    pub async fn owns_run(&self, user: &User, run_id: &str) -> bool {
-        self.run_owner(run_id).await.is_some_and(|o| user.is(&o))
     }
 
     /// Subscribe to every event of every run.
