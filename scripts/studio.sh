@@ -126,7 +126,8 @@ test_all() {
   say "all test suites passed in $((SECONDS - started)) s"
 }
 
-# BENCH_ONLY=capacity runs the capacity benchmark alone (CAPACITY_QUICK=1: small sizes, ~1 min).
+# BENCH_ONLY=capacity runs the capacity benchmark and the browser pipeline's comparison alone
+# (CAPACITY_QUICK=1: small sizes, ~1 min for the first).
 bench() {
   if [ "${BENCH_ONLY:-}" != capacity ]; then
     say "protocol pipeline benchmark: encode, decode + reduce (release)"
@@ -147,6 +148,8 @@ bench() {
   AGUI_BIN="${AGUI_BIN:-$bin.site}" cargo bench --features ssr --bench capacity \
     || { mv -f "$bin.site" "$bin"; return 1; }
   mv -f "$bin.site" "$bin"
+  say "browser pipeline: the studio's WASM against the official TS client's HttpAgent, same stream, same page (~2 min)"
+  (cd end2end && node bench/pipeline.mjs)
   [ "${BENCH_ONLY:-}" = capacity ] && return
   say "browser benchmark: long tasks and last paint while ~2,000 deltas/s stream in (release binary)"
   (cd end2end && node bench/longtask.mjs 20000)

@@ -12,6 +12,8 @@ pub mod copilotkit;
 pub mod errors;
 pub mod event_log;
 pub mod history;
+#[cfg(feature = "hydrate")]
+pub mod replay;
 pub mod run_report;
 pub mod session;
 pub mod side_run;

@@ -40,6 +40,8 @@ const PEEK_PAUSE_MAX: Duration = Duration::from_millis(200);
 pub struct ListenLimits {
     pub header_timeout: Duration,
     pub max_connections: usize,
+    /// Run when a crowd of connections has left, before memory is trimmed (see `trim`).
+    pub release: Option<super::trim::Release>,
 }
 
 /// The connection cap actually used: the configured one, lowered to leave
@@ -71,7 +73,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let max = effective_max_connections(limits.max_connections);
     let permits = Arc::new(Semaphore::new(max));
-    super::trim::spawn(&permits, max);
+    super::trim::spawn(&permits, max, limits.release.clone());
     let mut h1 = http1::Builder::new();
     h1.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)

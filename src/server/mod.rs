@@ -130,16 +130,29 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
     if let (Some(keep), Some(store)) = (state.config.retention, state.runs.store()) {
         tokio::spawn(store::retention::retention_task(store.clone(), keep));
     }
-    let limits = listen::ListenLimits {
-        header_timeout: state.config.header_timeout,
-        max_connections: state.config.max_connections,
-    };
+    let limits = listen_limits(&state);
     let drain = Duration::from_secs(10);
     if let Err(e) = listen::serve(listener, app(state), limits, shutdown_signal(), drain).await {
         tracing::error!("server error: {e}");
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// How the accept loop bounds connections for `state`, and what it hands back after a crowd
+/// (the database's caches).
+pub fn listen_limits(state: &AppState) -> listen::ListenLimits {
+    listen::ListenLimits {
+        header_timeout: state.config.header_timeout,
+        max_connections: state.config.max_connections,
+        release: state.runs.store().map(|store| {
+            let store = store.clone();
+            trim::Release(std::sync::Arc::new(move || {
+                let store = store.clone();
+                Box::pin(async move { store.release_memory().await })
+            }))
+        }),
+    }
 }
 
 fn init_tracing(filter: &str) {

@@ -26,6 +26,7 @@ mod event_rows;
 mod in_flight;
 mod interrupts;
 mod lock;
+mod memory;
 mod ops;
 mod reads;
 mod recover;
@@ -53,7 +54,10 @@ pub const MAX_UNCOMMITTED: usize = QUEUE + ops::BATCH + 1;
 
 /// Each connection's page cache, in KiB (SQLite's `cache_size` takes a negative number as KiB;
 /// the cache grows only as pages are used).
-const CACHE_KIB: i64 = -16 * 1024;
+pub(super) const CACHE_KIB: i64 = -16 * 1024;
+
+/// The pool's connections to a database file (an in-memory one has one connection).
+pub(super) const POOL_SIZE: u32 = 4;
 
 /// Starts of runs whose thread has nothing else queued: they go ahead of the queue.
 const URGENT_QUEUE: usize = 1024;
@@ -69,6 +73,8 @@ pub struct Store {
     /// The writer takes these before the queue (see [`Store::run_started`]).
     urgent: mpsc::Sender<Op>,
     in_flight: Arc<InFlight>,
+    /// An in-memory database (`:memory:`).
+    in_memory: bool,
     /// The exclusive lock on `<db>.lock` this process holds while the database is open.
     _lock: Option<Arc<std::fs::File>>,
 }
@@ -114,7 +120,7 @@ impl Store {
         .foreign_keys(true);
         // An in-memory database lives as long as its one connection.
         let pool = SqlitePoolOptions::new()
-            .max_connections(if memory { 1 } else { 4 })
+            .max_connections(if memory { 1 } else { POOL_SIZE })
             .min_connections(if memory { 1 } else { 0 })
             .idle_timeout(if memory {
                 None
@@ -155,6 +161,7 @@ impl Store {
             tx,
             urgent,
             in_flight,
+            in_memory: memory,
             _lock: lock,
         })
     }

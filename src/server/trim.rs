@@ -6,13 +6,26 @@
 //! and raises [`caches_epoch`]: the binary then has each async worker hand its allocator's
 //! thread cache back the next time it goes idle (see `src/main.rs`), and wakes the workers so
 //! that they do.
+//! Before that it runs the server's [`Release`] hook, which hands back SQLite's page caches
+//! (they fill while a crowd's runs are written, and would otherwise stay full).
 //! Measured by the capacity benchmark's "after" RSS (see the README).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
+
+/// What else to hand back at a trim, before the allocator trims (the database's caches).
+#[derive(Clone)]
+pub struct Release(pub Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>);
+
+impl std::fmt::Debug for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Release")
+    }
+}
 
 /// How often the open connections are counted.
 pub const CHECK_EVERY: Duration = Duration::from_secs(2);
@@ -39,8 +52,9 @@ impl Trimmer {
 }
 
 /// Count open connections (`max` minus the free permits of `permits`) every [`CHECK_EVERY`]
-/// and trim when [`Trimmer::observe`] says so, for as long as the accept loop holds `permits`.
-pub fn spawn(permits: &Arc<Semaphore>, max: usize) {
+/// and trim when [`Trimmer::observe`] says so (after running `release`), for as long as the
+/// accept loop holds `permits`.
+pub fn spawn(permits: &Arc<Semaphore>, max: usize, release: Option<Release>) {
     let permits = Arc::downgrade(permits);
     tokio::spawn(async move {
         let mut trimmer = Trimmer::default();
@@ -53,11 +67,14 @@ pub fn spawn(permits: &Arc<Semaphore>, max: usize) {
             };
             let open = max.saturating_sub(free);
             if trimmer.observe(open) {
+                if let Some(Release(hook)) = &release {
+                    hook().await;
+                }
                 // On a blocking-pool thread: `malloc_trim` walks the heaps, and the wake-ups
                 // below must come from outside the async workers.
                 let handle = tokio::runtime::Handle::current();
                 let _ = tokio::task::spawn_blocking(move || {
-                    release();
+                    trim_heap();
                     CACHES_EPOCH.fetch_add(1, Ordering::Relaxed);
                     wake_workers(&handle);
                 })
@@ -86,8 +103,27 @@ fn wake_workers(handle: &tokio::runtime::Handle) {
     }
 }
 
+/// Below this many entries' worth of capacity a map is never shrunk.
+const SMALL_MAP: usize = 64;
+
+/// Give back the room a map grew to while a crowd was in it, once a quarter or less of it is
+/// used (a map keeps its capacity as entries leave: the maps of runs, threads and waits keyed
+/// by id would otherwise hold ten thousand entries' room for good after ten thousand runs).
+/// Called after removals; the check is one comparison, and a map shrunk to its length is
+/// shrunk again only once it has lost three quarters of what is left, so the copies cost at
+/// most about twice the entries ever removed.
+pub fn shrink_if_sparse<K, V, S>(map: &mut std::collections::HashMap<K, V, S>)
+where
+    K: Eq + std::hash::Hash,
+    S: std::hash::BuildHasher,
+{
+    if map.capacity() > 4 * map.len().max(SMALL_MAP) {
+        map.shrink_to_fit();
+    }
+}
+
 /// Hand the allocator's free pages back to the system.
-fn release() {
+fn trim_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the system; it is thread-safe.
     unsafe {
@@ -98,6 +134,21 @@ fn release() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_map_gives_back_its_room_once_mostly_empty() {
+        let mut m: std::collections::HashMap<u32, [u8; 64]> =
+            (0..10_000).map(|i| (i, [0; 64])).collect();
+        let full = m.capacity();
+        for i in 0..9_000 {
+            m.remove(&i);
+            shrink_if_sparse(&mut m);
+        }
+        assert_eq!(m.len(), 1_000);
+        assert!(m.capacity() < full / 4, "{} of {full}", m.capacity());
+        // Still a map: the entries that stayed are there.
+        assert!((9_000..10_000).all(|i| m.contains_key(&i)));
+    }
 
     #[test]
     fn trims_once_a_crowd_has_left_and_not_while_it_stays() {

@@ -60,10 +60,7 @@ pub async fn start_server(args: &[&str]) -> (SocketAddr, AppState) {
     let state = AppState::new(&cli.serve).await.unwrap();
     let router = app(state.clone());
     // The binary's own accept loop (header and idle timeouts, connection cap).
-    let limits = agui_studio::server::listen::ListenLimits {
-        header_timeout: state.config.header_timeout,
-        max_connections: state.config.max_connections,
-    };
+    let limits = agui_studio::server::listen_limits(&state);
     tokio::spawn(async move {
         agui_studio::server::listen::serve(
             listener,

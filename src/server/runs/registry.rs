@@ -170,8 +170,10 @@ impl Registry {
                 *n -= 1;
                 if *n == 0 {
                     busy.remove(&run.thread_id);
+                    crate::server::trim::shrink_if_sparse(&mut busy);
                 }
             }
+            crate::server::trim::shrink_if_sparse(&mut active);
         }
         then(&busy);
     }

@@ -51,6 +51,18 @@ struct Inner {
     total_bytes: usize,
 }
 
+impl Inner {
+    /// Give back the room the maps grew to while a crowd of threads was in memory.
+    fn shrink_if_sparse(&mut self) {
+        use crate::server::trim::shrink_if_sparse;
+        shrink_if_sparse(&mut self.threads);
+        shrink_if_sparse(&mut self.owners);
+        shrink_if_sparse(&mut self.latest_by_owner);
+        shrink_if_sparse(&mut self.recency);
+        shrink_if_sparse(&mut self.bytes);
+    }
+}
+
 impl ThreadCache {
     pub fn new(keep_idle: usize) -> Self {
         ThreadCache {
@@ -236,6 +248,7 @@ impl ThreadCache {
         if inner.latest.as_deref() == Some(thread_id) {
             inner.latest = None;
         }
+        inner.shrink_if_sparse();
     }
 
     /// Remember the size of a thread's conversation (measured when its run ended).
@@ -294,6 +307,7 @@ impl ThreadCache {
             idle_bytes = idle_bytes.saturating_sub(bytes);
             excess = excess.saturating_sub(1);
         }
+        inner.shrink_if_sparse();
     }
 }
 

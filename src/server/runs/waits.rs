@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::server::accounts::User;
+use crate::server::trim::shrink_if_sparse;
 
 struct Waiter {
     run_id: String,
@@ -46,12 +47,16 @@ impl Waits {
     }
 
     pub fn forget(&self, tool_call_id: &str) {
-        self.map.lock().remove(tool_call_id);
+        let mut map = self.map.lock();
+        map.remove(tool_call_id);
+        shrink_if_sparse(&mut map);
     }
 
     /// Every wait of run `run_id` (it ended).
     pub fn forget_run(&self, run_id: &str) {
-        self.map.lock().retain(|_, w| w.run_id != run_id);
+        let mut map = self.map.lock();
+        map.retain(|_, w| w.run_id != run_id);
+        shrink_if_sparse(&mut map);
     }
 
     /// Hand `answer` to whoever waits on `tool_call_id` (only when it is `user`'s run, if a
@@ -67,7 +72,9 @@ impl Waits {
             if user.is_some_and(|u| map.get(tool_call_id).is_some_and(|w| w.owner != *u)) {
                 return None;
             }
-            map.remove(tool_call_id)?
+            let waiter = map.remove(tool_call_id)?;
+            shrink_if_sparse(&mut map);
+            waiter
         };
         let ids = (waiter.thread_id, waiter.run_id);
         waiter.tx.send(answer).ok().map(|_| ids)

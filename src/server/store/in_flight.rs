@@ -55,6 +55,7 @@ fn release(counts: &mut HashMap<String, usize>, id: &str) {
         *n = n.saturating_sub(1);
         if *n == 0 {
             counts.remove(id);
+            crate::server::trim::shrink_if_sparse(counts);
         }
     }
 }

@@ -1,0 +1,104 @@
+//! Handing SQLite's caches back after a crowd (called by `server::trim` when many connections
+//! have left).
+
+use super::{Store, POOL_SIZE};
+
+impl Store {
+    /// Hand back the page caches of the pool's idle connections (`PRAGMA shrink_memory`): each
+    /// may hold up to [`CACHE_KIB`](super::CACHE_KIB) once a crowd's runs have been written or read through it,
+    /// and SQLite keeps a cache full until its connection closes. Pages are read back from the
+    /// file (or the system's cache) when needed. A connection in use is left alone; an
+    /// in-memory database, whose cache is the database, is not touched.
+    pub async fn release_memory(&self) {
+        if self.in_memory {
+            return;
+        }
+        // Held together, so that each acquisition gives another idle connection.
+        let mut idle = Vec::new();
+        while idle.len() < POOL_SIZE as usize {
+            match self.pool.try_acquire() {
+                Some(c) => idle.push(c),
+                None => break,
+            }
+        }
+        for c in &mut idle {
+            let _ = sqlx::query("PRAGMA shrink_memory").execute(&mut **c).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::protocol::types::RunAgentInput;
+    use crate::server::store::Store;
+
+    extern "C" {
+        /// SQLite's count of the bytes it has allocated, every connection of the process
+        /// (the bundled SQLite that sqlx links).
+        fn sqlite3_memory_used() -> i64;
+    }
+
+    fn sqlite_bytes() -> i64 {
+        // SAFETY: a read of SQLite's memory statistics; thread-safe.
+        unsafe { sqlite3_memory_used() }
+    }
+
+    /// 16 MB of events written and read back fill the page caches of the connections that
+    /// wrote and read them; a release hands most of it back, and the events still read.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_release_hands_the_page_caches_back() {
+        let dir = std::env::temp_dir().join(format!("agui-release-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(dir.join("studio.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let input = RunAgentInput::new("t1".to_string(), "r1".to_string());
+        let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
+        store.run_started(op).await;
+        let event = format!(
+            r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"{}"}}"#,
+            "x".repeat(1_000)
+        );
+        for seq in 1..=16_000 {
+            store
+                .event("r1".into(), seq, event.as_str().into(), None)
+                .await;
+        }
+        store.flush().await;
+        assert_eq!(
+            store.events_after("r1", 0, 20_000).await.unwrap().len(),
+            16_000
+        );
+        let full = sqlite_bytes();
+        store.release_memory().await;
+        let released = sqlite_bytes();
+        assert!(
+            full - released > 8 << 20,
+            "SQLite held {} MB, {} MB after the release",
+            full >> 20,
+            released >> 20
+        );
+        assert_eq!(
+            store.events_after("r1", 15_990, 100).await.unwrap().len(),
+            10
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An in-memory database keeps its pages (they are the database).
+    #[tokio::test]
+    async fn an_in_memory_database_is_left_alone() {
+        let store = Store::open(":memory:").await.unwrap();
+        let input = RunAgentInput::new("t1".to_string(), "r1".to_string());
+        let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
+        store.run_started(op).await;
+        store
+            .event("r1".into(), 1, r#"{"type":"RAW","event":{}}"#.into(), None)
+            .await;
+        store.flush().await;
+        store.release_memory().await;
+        assert_eq!(store.events_after("r1", 0, 10).await.unwrap().len(), 1);
+    }
+}
