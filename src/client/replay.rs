@@ -8,7 +8,7 @@
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::protocol::pipeline::binary::BodyKind;
-use crate::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
+use crate::protocol::pipeline::{Pipeline, PipelineOptions};
 use crate::protocol::types::{Message, RunAgentInput};
 
 /// Feed `body` (SSE, or the protobuf binding when `protobuf`) through a fresh pipeline of a run
@@ -36,11 +36,7 @@ pub fn replay_body(
         delivered += p.push_bytes(piece).len();
     }
     delivered += p.finish().len();
-    let outcome = match p.outcome() {
-        StreamOutcome::Completed => "completed",
-        StreamOutcome::Failed => "failed",
-        StreamOutcome::Truncated => "truncated",
-    };
+    let outcome = p.outcome().as_str();
     let last_text = match p.conversation.messages.last() {
         Some(Message::Assistant(m)) => m.content.as_deref().unwrap_or_default(),
         _ => "",

@@ -83,6 +83,9 @@ pub struct Pipeline {
     over_a_bound: bool,
     /// How the last body ended inside a protobuf frame, if it did (a cut connection).
     cut_inside_frame: Option<String>,
+    /// Plain deltas skip the general path (see [`fast`]); off only in the test that compares
+    /// the two paths.
+    fast_path: bool,
 }
 
 impl Pipeline {
@@ -104,6 +107,7 @@ impl Pipeline {
             binary: None,
             over_a_bound: false,
             cut_inside_frame: None,
+            fast_path: true,
         }
     }
 
@@ -244,7 +248,15 @@ impl Pipeline {
                 }
             }
             if f.id.is_some() {
-                self.last_event_id = f.id.clone();
+                self.last_event_id = f.id;
+            }
+            // A delta in its plain shape skips the JSON tree, the translator (which would pass
+            // it through, unless a named-event text message is open) and enforcement.
+            if self.fast_path && self.translator.passes_typed_through() {
+                if let Some(event) = fast::flat_delta(&f.data) {
+                    self.push_enforced_into(event, &mut out);
+                    continue;
+                }
             }
             match serde_json::from_str::<Value>(&f.data) {
                 Ok(v) => out.extend(self.push_value(f.event.as_deref(), v)),
@@ -283,6 +295,18 @@ impl Pipeline {
                 return Vec::new();
             }
         };
+        self.push_enforced(event)
+    }
+
+    /// An event past enforcement: chunk expansion, verification and the reducer.
+    fn push_enforced(&mut self, event: Event) -> Vec<Delivered> {
+        let mut out = Vec::new();
+        self.push_enforced_into(event, &mut out);
+        out
+    }
+
+    /// [`Pipeline::push_enforced`], delivering into `out`.
+    fn push_enforced_into(&mut self, event: Event, out: &mut Vec<Delivered>) {
         if self.predates_subagents()
             && matches!(
                 event.kind,
@@ -295,43 +319,56 @@ impl Pipeline {
                 "dropping {}: the peer speaks a protocol version before 1.0, which has no subagents",
                 event.type_name()
             ));
-            return Vec::new();
+            return;
+        }
+        // With no chunk open and none arriving, expansion gives the event itself.
+        if !event.kind.is_chunk() && !self.chunks.has_open() {
+            self.deliver(event, out);
+            return;
         }
         let expanded = match self.chunks.expand(event) {
             Ok(v) => v,
             Err(e) => {
                 self.fail(e.to_string());
-                return Vec::new();
+                return;
             }
         };
-        let mut out = Vec::with_capacity(expanded.len());
         for e in expanded {
-            if let Err(err) = self.verifier.check(&e, &mut self.warnings) {
-                self.fail(err.to_string());
+            if !self.deliver(e, out) {
                 break;
             }
-            if let EventKind::RunError { message, code, .. } = &e.kind {
-                self.run_errors.push((message.clone(), code.clone()));
-            }
-            // An event past a bound ends the stream, undelivered; the conversation is as before it.
-            let applied = self.conversation.apply_checked(&e);
-            self.warnings.append(&mut self.conversation.warnings);
-            match applied {
-                Ok(change) => out.push(Delivered {
+        }
+    }
+
+    /// Verify one event and apply it to the conversation; false when it ended the stream.
+    fn deliver(&mut self, e: Event, out: &mut Vec<Delivered>) -> bool {
+        if let Err(err) = self.verifier.check(&e, &mut self.warnings) {
+            self.fail(err.to_string());
+            return false;
+        }
+        if let EventKind::RunError { message, code, .. } = &e.kind {
+            self.run_errors.push((message.clone(), code.clone()));
+        }
+        // An event past a bound ends the stream, undelivered; the conversation is as before it.
+        let applied = self.conversation.apply_checked(&e);
+        self.warnings.append(&mut self.conversation.warnings);
+        match applied {
+            Ok(change) => {
+                out.push(Delivered {
                     event: e,
                     change,
                     warnings_through: self.warnings.len(),
-                }),
-                Err(refused) => {
-                    if self.error.is_none() {
-                        self.error_code = Some(refused.code);
-                    }
-                    self.fail(refused.message);
-                    break;
+                });
+                true
+            }
+            Err(refused) => {
+                if self.error.is_none() {
+                    self.error_code = Some(refused.code);
                 }
+                self.fail(refused.message);
+                false
             }
         }
-        out
     }
 
     fn predates_subagents(&self) -> bool {
@@ -357,6 +394,7 @@ fn brief(s: &str) -> String {
 }
 
 pub mod binary;
+mod fast;
 #[cfg(test)]
 mod musts;
 #[cfg(test)]

@@ -86,6 +86,13 @@ impl Translator {
         std::mem::take(&mut self.out)
     }
 
+    /// Whether an event with a SCREAMING_SNAKE_CASE `type` that no dialect rule rewrites (a
+    /// plain 1.1 delta) would leave this translator as it is, unchanged: true unless a
+    /// named-event text message is open (such an event closes it first).
+    pub fn passes_typed_through(&self) -> bool {
+        self.named_text.is_none()
+    }
+
     /// End of stream: closes the named-event text message, which that dialect never closes
     /// itself. No terminal event is invented: a truncated stream must stay truncated.
     pub fn finish(&mut self) -> Translated {

@@ -102,8 +102,20 @@ impl Pipeline {
                 None => break,
             };
             self.last_event_id = Some(id.to_string());
-            match proto::decode_payload(&payload) {
-                Ok(value) => out.extend(self.push_value(None, value)),
+            let decoded = match self.fast_path {
+                true => proto::decode_payload_typed(&payload),
+                false => proto::decode_payload(&payload).map(proto::Decoded::Json),
+            };
+            match decoded {
+                // A plain delta skips the translator (which passes it through unless a
+                // named-event text message is open) and enforcement, as off SSE.
+                Ok(proto::Decoded::Event(event)) if self.translator.passes_typed_through() => {
+                    self.push_enforced_into(event, &mut out)
+                }
+                Ok(proto::Decoded::Event(event)) => {
+                    out.extend(self.push_value(None, event.to_value()))
+                }
+                Ok(proto::Decoded::Json(value)) => out.extend(self.push_value(None, value)),
                 // A later protocol's event: dropped with a warning, as an unknown type off SSE is.
                 Err(ProtoError::UnknownEventType) => self
                     .warnings
@@ -302,5 +314,60 @@ mod tests {
             Some(BodyKind::Protobuf)
         );
         assert_eq!(BodyKind::of("application/json"), None);
+    }
+
+    /// Plain deltas decoded straight into their events give what the general path gives.
+    #[test]
+    fn plain_deltas_decoded_directly_match_the_general_path() {
+        use serde_json::json;
+        let deltas = [
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "é", "timestamp": 17}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x", "subagentRunId": "s"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x", "rawEvent": {"a": 1}}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x", "metadata": {"a": 1}}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": ""}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "other", "delta": "x"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "{}", "timestamp": 3}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "nope", "delta": "{}"}),
+        ];
+        for d in &deltas {
+            let stream = body(&[
+                json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}),
+                json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"}),
+                d.clone(),
+                d.clone(),
+                json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+            ]);
+            let run = |fast_path: bool| {
+                let mut p = Pipeline::new(PipelineOptions::default());
+                p.fast_path = fast_path;
+                p.expect_body(BodyKind::Protobuf);
+                let mut delivered = Vec::new();
+                for piece in stream.chunks(5) {
+                    delivered.extend(p.push_bytes(piece));
+                }
+                delivered.extend(p.finish());
+                let error = p.error().map(str::to_string);
+                (delivered, p.warnings.clone(), error, p.outcome())
+            };
+            assert_eq!(run(true), run(false), "{d}");
+        }
+        // The plain ones are decoded as events, the others as their JSON.
+        let typed: Vec<bool> = deltas
+            .iter()
+            .map(|d| {
+                let frame = encode_event_json(d).unwrap();
+                matches!(
+                    proto::decode_payload_typed(&frame[4..]),
+                    Ok(proto::Decoded::Event(_))
+                )
+            })
+            .collect();
+        assert_eq!(
+            typed,
+            [true, true, false, false, false, true, true, true, true]
+        );
     }
 }

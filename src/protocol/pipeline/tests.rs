@@ -147,3 +147,88 @@ fn reconnecting_after_a_cut_applies_every_event_once() {
     assert_eq!(p.conversation.messages, unbroken.conversation.messages);
     assert_eq!(p.last_event_id(), Some("7"));
 }
+
+/// The fast path for plain deltas (`fast`) gives what the general path gives, event by event,
+/// warning by warning, error by error: for deltas it takes and for the look-alikes it must
+/// leave to the general path.
+#[test]
+fn plain_deltas_read_directly_match_the_general_path() {
+    let start = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+    let text = r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#;
+    let tool = r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}"#;
+    let end = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+    let deltas = [
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi "}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hé 👋\n\"q\"","timestamp":1764000000000}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":null}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":1.5}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":-3}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","extra":1}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","rawEvent":{"a":1}}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"x","messageId":"m"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a","delta":"b"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","type":"RAW","messageId":"m","delta":"x"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":7}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":""}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"other","delta":"x"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","content":"x"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT", "messageId":"m","delta":"x"}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"a\":"}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"1}","timestamp":5}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","args":"{}"}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"x","messageId":"m"}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"nope","delta":"x"}"#,
+    ];
+    // The plain ones do take the fast path; the look-alikes do not.
+    let taken: Vec<bool> = deltas
+        .iter()
+        .map(|d| fast::flat_delta(d).is_some())
+        .collect();
+    assert_eq!(
+        taken,
+        [
+            true, true, false, false, true, false, false, true, false, false, false, true, true,
+            false, false, true, true, true, false, false, true
+        ]
+    );
+    // Each delta in a run with its message or call open, after a chunk that left a message
+    // open, and after a named-event (`event: message`) text.
+    let mut streams: Vec<String> = Vec::new();
+    for d in deltas {
+        streams.push(
+            [start, text, tool, d, d, end]
+                .map(|e| format!("data: {e}\n\n"))
+                .concat(),
+        );
+        let chunk = r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"c"}"#;
+        streams.push(
+            [start, chunk, d, end]
+                .map(|e| format!("data: {e}\n\n"))
+                .concat(),
+        );
+        streams.push(format!(
+            "event: message\ndata: {{\"content\":\"named\"}}\n\ndata: {d}\n\ndata: {end}\n\n"
+        ));
+    }
+    for stream in &streams {
+        let run = |fast_path: bool| {
+            let mut p = Pipeline::new(PipelineOptions::default());
+            p.fast_path = fast_path;
+            let mut delivered = Vec::new();
+            // Split anywhere, as network reads are.
+            for piece in stream.as_bytes().chunks(7) {
+                delivered.extend(p.push_bytes(piece));
+            }
+            delivered.extend(p.finish());
+            (
+                delivered,
+                p.warnings.clone(),
+                p.error().map(str::to_string),
+                p.outcome(),
+                p.conversation.messages.clone(),
+            )
+        };
+        assert_eq!(run(true), run(false), "{stream}");
+    }
+}

@@ -81,5 +81,61 @@ pub fn decode_payload(payload: &[u8]) -> Result<serde_json::Value, ProtoError> {
     event_to_json(pb)
 }
 
+/// A decoded payload: a plain delta as its event, anything else as its JSON wire form.
+pub enum Decoded {
+    Event(crate::protocol::Event),
+    Json(serde_json::Value),
+}
+
+/// [`decode_payload`], except that a text or tool-argument delta carrying nothing but its id,
+/// its delta and at most a timestamp (what a stream is mostly made of) comes back as the event
+/// itself, without the JSON tree the general path would build and parse again: its wire form
+/// would have no other field, so enforcement would find nothing to strip.
+pub fn decode_payload_typed(payload: &[u8]) -> Result<Decoded, ProtoError> {
+    use crate::protocol::event::{Event, EventKind};
+    use pb::event::Event as Arm;
+    scan::check(payload)?;
+    let pb = <pb::Event as prost::Message>::decode(payload)
+        .map_err(|e| ProtoError::Decode(e.to_string()))?;
+    let plain = |base: &Option<pb::BaseEvent>, sub: &Option<String>, ty: pb::EventType| {
+        sub.is_none()
+            && base.as_ref().is_some_and(|b| {
+                b.r#type == ty as i32 && b.raw_event.is_none() && b.metadata.is_none()
+            })
+    };
+    let (kind, base) = match pb.event {
+        Some(Arm::TextMessageContent(e))
+            if plain(
+                &e.base_event,
+                &e.subagent_run_id,
+                pb::EventType::TextMessageContent,
+            ) =>
+        {
+            let kind = EventKind::TextMessageContent {
+                message_id: e.message_id,
+                delta: e.delta,
+            };
+            (kind, e.base_event)
+        }
+        Some(Arm::ToolCallArgs(e))
+            if plain(
+                &e.base_event,
+                &e.subagent_run_id,
+                pb::EventType::ToolCallArgs,
+            ) =>
+        {
+            let kind = EventKind::ToolCallArgs {
+                tool_call_id: e.tool_call_id,
+                delta: e.delta,
+            };
+            (kind, e.base_event)
+        }
+        _ => return event_to_json(pb).map(Decoded::Json),
+    };
+    let mut event = Event::from(kind);
+    event.timestamp = base.and_then(|b| b.timestamp);
+    Ok(Decoded::Event(event))
+}
+
 #[cfg(test)]
 mod tests;
