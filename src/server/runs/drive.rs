@@ -134,7 +134,10 @@ pub(super) async fn drive(
         input: None,
         protocol_version: Some(PROTOCOL_VERSION.into()),
     });
-    let _ = ctx.send_checked(started).await;
+    // The steps before and after the agent are boxed: a future is as large as its largest
+    // step, and the task of a run that waits (on an approval, on its LLM) would otherwise hold
+    // the room of the run's end — events, the conversation, the store's write — all along.
+    let _ = Box::pin(ctx.send_checked(started)).await;
     let outcome = AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind().await;
     let result = match outcome {
         Ok(r) => r,
@@ -153,7 +156,7 @@ pub(super) async fn drive(
             result,
             usage,
         }) => {
-            close_open(&mut ctx).await;
+            Box::pin(close_open(&mut ctx)).await;
             EventKind::RunFinished {
                 thread_id: ctx.input.thread_id.clone(),
                 run_id: ctx.input.run_id.clone(),
@@ -163,7 +166,7 @@ pub(super) async fn drive(
             }
         }
         Err(AgentError::Cancelled) => {
-            close_open(&mut ctx).await;
+            Box::pin(close_open(&mut ctx)).await;
             EventKind::RunFinished {
                 thread_id: ctx.input.thread_id.clone(),
                 run_id: ctx.input.run_id.clone(),
@@ -187,16 +190,15 @@ pub(super) async fn drive(
         _ => (RunState::Finished, None),
     };
     let run_id = ctx.input.run_id.clone();
-    if let Err(e) = ctx.send_checked(Event::from(terminal)).await {
+    if let Err(e) = Box::pin(ctx.send_checked(Event::from(terminal))).await {
         tracing::error!(run = %run_id, "could not end the run cleanly: {e:?}");
     }
     log.end();
     if let Some(store) = store {
         let thread_id = &ctx.input.thread_id;
         if let Some(conv) = threads.get(thread_id) {
-            let bytes = store
-                .run_ended(&run_id, status, error, conv, thread_id, now_ms())
-                .await;
+            let bytes =
+                Box::pin(store.run_ended(&run_id, status, error, conv, thread_id, now_ms())).await;
             threads.record_size(thread_id, bytes);
         }
     }
