@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::protocol::event::EventKind;
 use crate::protocol::reduce::RunStatus;
 
 fn frames(events: &[Value]) -> String {

@@ -75,10 +75,13 @@ pub fn encode_event(event: &crate::protocol::Event) -> Result<Vec<u8>, ProtoErro
 
 /// Decode one frame's payload (without the length prefix) into the event's JSON wire form.
 pub fn decode_payload(payload: &[u8]) -> Result<serde_json::Value, ProtoError> {
+    event_to_json(decode_message(payload)?)
+}
+
+/// One frame's payload as its protobuf message, once the pre-decode scan has passed it.
+fn decode_message(payload: &[u8]) -> Result<pb::Event, ProtoError> {
     scan::check(payload)?;
-    let pb = <pb::Event as prost::Message>::decode(payload)
-        .map_err(|e| ProtoError::Decode(e.to_string()))?;
-    event_to_json(pb)
+    <pb::Event as prost::Message>::decode(payload).map_err(|e| ProtoError::Decode(e.to_string()))
 }
 
 /// A decoded payload: a plain delta as its event, anything else as its JSON wire form.
@@ -97,9 +100,7 @@ pub enum Decoded {
 pub fn decode_payload_typed(payload: &[u8]) -> Result<Decoded, ProtoError> {
     use crate::protocol::event::{Event, EventKind};
     use pb::event::Event as Arm;
-    scan::check(payload)?;
-    let pb = <pb::Event as prost::Message>::decode(payload)
-        .map_err(|e| ProtoError::Decode(e.to_string()))?;
+    let pb = decode_message(payload)?;
     let plain = |base: &Option<pb::BaseEvent>, sub: &Option<String>, ty: pb::EventType| {
         sub.is_none()
             && base.as_ref().is_some_and(|b| {
