@@ -4,7 +4,8 @@
 Starts BIN (default: target/debug/agui-studio, which keeps its symbols; the release binary is
 stripped) on a loopback port with a fresh SQLite file, opens N runs of the demo's `approval`
 scenario (200 connecting at a time), holds each once its `request_approval` call has arrived
-(`TOOL_CALL_END`), prints the server's RSS before, while they wait and every 5 s for AFTER_S
+(`TOOL_CALL_END`), prints the server's RSS before, while they wait (SETTLE_S, default 2, seconds
+after the last one arrived, as the capacity benchmark reads it) and every 5 s for AFTER_S
 (default 10) seconds after they closed,
 then stops the server with SIGINT. With HEAPTRACK=1 the server runs under heaptrack (`apt-get
 install heaptrack`) and the script prints the allocation sites holding the most at the peak.
@@ -31,6 +32,7 @@ PORT = int(os.environ.get("PORT", "3998"))
 HEAP = os.environ.get("HEAPTRACK") == "1"
 TIMEOUT_S = 120
 AFTER_S = int(os.environ.get("AFTER_S", "10"))
+SETTLE_S = float(os.environ.get("SETTLE_S", "2"))
 
 
 def rss_mb(pid):
@@ -103,6 +105,8 @@ async def main():
 
         t = time.time()
         await asyncio.wait_for(asyncio.gather(*(limited(i) for i in range(N))), TIMEOUT_S)
+        # As the capacity benchmark does: the server settles (its allocator's decay) first.
+        await asyncio.sleep(SETTLE_S)
         during = rss_mb(pid)
         threads = len(os.listdir(f"/proc/{pid}/task"))
         print(f"{N} runs waiting after {time.time() - t:.1f} s: RSS {base:.0f} -> {during:.0f} MB "

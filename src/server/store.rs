@@ -6,6 +6,7 @@
 //! survives a crash, and a crash loses at most events no client has seen.
 
 use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,7 +40,7 @@ use lock::lock_database;
 pub use ops::Committed;
 use ops::Op;
 pub use reads::title_of;
-use writer::writer;
+use writer::{writer, WriterConn};
 
 /// Writes waiting for the writer; a run producing faster than the disk waits here. Three
 /// quarters of a batch fill while the previous batch commits.
@@ -52,9 +53,17 @@ const QUEUE: usize = 3 * ops::BATCH / 4;
 /// never be stored, or the run's end with them.
 pub const MAX_UNCOMMITTED: usize = QUEUE + ops::BATCH + 1;
 
-/// Each connection's page cache, in KiB (SQLite's `cache_size` takes a negative number as KiB;
-/// the cache grows only as pages are used).
-pub(super) const CACHE_KIB: i64 = -16 * 1024;
+/// The writer's page cache, in KiB (SQLite's `cache_size` takes a negative number as KiB; the
+/// cache grows only as pages are used). A thousand runs streaming at once each touch their own
+/// leaf of the events index in every commit: with SQLite's default 2 MB those pages were
+/// evicted and read back between commits (and dirty ones spilled mid-commit), which halved the
+/// aggregate rate (the capacity benchmark's 1,000-runs row).
+pub(super) const WRITER_CACHE_KIB: i64 = -16 * 1024;
+
+/// The page cache of each pooled connection (the readers and the checkpoints), in KiB: SQLite's
+/// default. When every connection wrote in turn, each filled a writer's cache with the crowd's
+/// pages: 10,000 runs waiting on an approval held four of them, about 60 MB.
+pub(super) const READER_CACHE_KIB: i64 = -2 * 1024;
 
 /// The pool's connections to a database file (an in-memory one has one connection).
 pub(super) const POOL_SIZE: u32 = 4;
@@ -75,6 +84,8 @@ pub struct Store {
     in_flight: Arc<InFlight>,
     /// An in-memory database (`:memory:`).
     in_memory: bool,
+    /// Raised to have the writer hand its page cache back (see [`Store::release_memory`]).
+    shrink_writer: Arc<AtomicBool>,
     /// The exclusive lock on `<db>.lock` this process holds while the database is open.
     _lock: Option<Arc<std::fs::File>>,
 }
@@ -105,11 +116,7 @@ impl Store {
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
-                // A thousand runs streaming at once each touch their own leaf of the events
-                // index in every commit: with SQLite's default 2 MB page cache those pages were
-                // evicted and read back between commits (and dirty ones spilled mid-commit),
-                // which halved the aggregate rate (the capacity benchmark's 1,000-runs row).
-                .pragma("cache_size", CACHE_KIB.to_string())
+                .pragma("cache_size", READER_CACHE_KIB.to_string())
                 // Checkpoints run beside the writer, not in its commits (see `checkpoint`).
                 .pragma(
                     "wal_autocheckpoint",
@@ -132,7 +139,7 @@ impl Store {
             } else {
                 Some(Duration::from_secs(3600))
             })
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .map_err(|source| StoreError::Open {
                 path: path.into(),
@@ -149,12 +156,28 @@ impl Store {
         let (urgent, urgent_rx) = mpsc::channel(URGENT_QUEUE);
         let in_flight = Arc::new(InFlight::default());
         let checkpoints = (!memory).then(|| Checkpoints::new(pool.clone()));
+        // The writer has a connection of its own with the large cache (an in-memory database
+        // has only its one pooled connection).
+        let conn = match memory {
+            true => WriterConn::pool(pool.clone()),
+            false => {
+                let own = options.pragma("cache_size", WRITER_CACHE_KIB.to_string());
+                WriterConn::own(own)
+                    .await
+                    .map_err(|source| StoreError::Open {
+                        path: path.into(),
+                        source,
+                    })?
+            }
+        };
+        let shrink = Arc::new(AtomicBool::new(false));
         tokio::spawn(writer(
-            pool.clone(),
+            conn,
             rx,
             urgent_rx,
             in_flight.clone(),
             checkpoints,
+            shrink.clone(),
         ));
         Ok(Store {
             pool,
@@ -162,6 +185,7 @@ impl Store {
             urgent,
             in_flight,
             in_memory: memory,
+            shrink_writer: shrink,
             _lock: lock,
         })
     }

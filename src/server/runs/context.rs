@@ -50,6 +50,9 @@ pub(crate) trait EventSink: Send + Sync {
     /// Send one event (already verified). Fails when the run must stop (its events can no
     /// longer be stored).
     fn send(&mut self, event: Event) -> BoxFuture<'_, Result<(), AgentError>>;
+    /// The run will send nothing until a human answers: what memory holds only for a run
+    /// that streams may go.
+    fn rest(&self) {}
 }
 
 /// Answers to tool calls a run waits for with its stream open (`POST /api/ag-ui/tool-result`).
@@ -305,6 +308,7 @@ impl RunContext {
             .remove(tool_call_id)
             .expect("registered just above");
         let timeout = self.settings.approval_timeout;
+        self.sink.rest();
         let result = tokio::select! {
             _ = self.cancel.cancelled() => Err(AgentError::Cancelled),
             r = tokio::time::timeout(timeout, rx) => match r {

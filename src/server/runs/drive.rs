@@ -48,6 +48,10 @@ impl EventSink for RunSink {
     fn send(&mut self, event: Event) -> futures::future::BoxFuture<'_, Result<(), AgentError>> {
         Box::pin(RunSink::send(self, event))
     }
+
+    fn rest(&self) {
+        self.log.rest();
+    }
 }
 
 impl RunSink {

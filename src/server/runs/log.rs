@@ -100,6 +100,24 @@ struct LogInner {
     /// The database could not store some of this run's events: nothing after `readable` will
     /// ever be readable; readers end with a `RUN_ERROR` `STORAGE_FAILED` of their own.
     failed: bool,
+    /// The run waits (on a human's answer, see [`RunLog::rest`]): committed events leave memory
+    /// as they are committed, until the run sends again.
+    resting: bool,
+}
+
+impl LogInner {
+    /// Let the committed events go: readers further behind read them from the database, as
+    /// they do for events past the window. The room they took goes too.
+    fn drop_committed(&mut self) {
+        let before = self.events.len();
+        while self.events.front().is_some_and(|e| e.seq <= self.readable) {
+            self.events.pop_front();
+            self.first += 1;
+        }
+        if self.events.len() < before {
+            self.events.shrink_to_fit();
+        }
+    }
 }
 
 impl RunLog {
@@ -114,6 +132,7 @@ impl RunLog {
                 gated: persisted,
                 ended: false,
                 failed: false,
+                resting: false,
             }),
             notify: Notify::new(),
         }
@@ -122,6 +141,7 @@ impl RunLog {
     pub(super) fn push(&self, logged: Arc<Logged>) {
         let mut inner = self.inner.lock();
         let seq = logged.seq;
+        inner.resting = false;
         inner.events.push_back(logged);
         if inner.gated && inner.events.len() > LIVE_WINDOW {
             inner.events.pop_front();
@@ -141,6 +161,12 @@ impl RunLog {
         inner.first + inner.events.len() as u64 - 1
     }
 
+    /// How many events memory holds.
+    #[cfg(test)]
+    pub(super) fn held(&self) -> usize {
+        self.inner.lock().events.len()
+    }
+
     /// Whether the run has ended (its log takes no more events).
     pub(super) fn has_ended(&self) -> bool {
         self.inner.lock().ended
@@ -149,6 +175,19 @@ impl RunLog {
     pub(super) fn end(&self) {
         self.inner.lock().ended = true;
         self.notify.notify_waiters();
+    }
+
+    /// The run will send nothing for a while (it waits on a human's answer): with a database,
+    /// its committed events leave memory now, and the rest as they are committed, until the
+    /// run sends again. A waiting run's readers have taken them already (or read them from the
+    /// database, as any reader behind the window does); a run of ten thousand waiting held
+    /// about 6 KB of events each.
+    pub(super) fn rest(&self) {
+        let mut inner = self.inner.lock();
+        if inner.gated {
+            inner.resting = true;
+            inner.drop_committed();
+        }
     }
 }
 
@@ -159,6 +198,9 @@ impl Committed for RunLog {
             return;
         }
         inner.readable = seq;
+        if inner.resting {
+            inner.drop_committed();
+        }
         drop(inner);
         self.notify.notify_waiters();
     }
@@ -285,19 +327,21 @@ impl RunReader {
         true
     }
 
+    /// Reads from the database are boxed: a reader waiting for the next event (a run on an
+    /// approval, an observer's run) holds only the wait, not the room of a database query.
     async fn next_logged(&mut self) -> Option<Arc<Logged>> {
         loop {
             if let Some(e) = self.pending.pop_front() {
                 return Some(e);
             }
             let Some(log) = self.log.clone() else {
-                return self.next_stored().await;
+                return Box::pin(self.next_stored()).await;
             };
             let notified = log.notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             if !self.fill_from_log() {
-                if let Some(e) = self.next_stored().await {
+                if let Some(e) = Box::pin(self.next_stored()).await {
                     return Some(e);
                 }
                 // The database has nothing more: only possible without one.

@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
+use crate::protocol::event::EventKind;
 use crate::protocol::types::{Message, RunAgentInput};
-use crate::server::agents::demo::testing::{run_input, settings, user};
+use crate::server::agents::demo::testing::{input_for, run_input, settings, user};
+use crate::server::agents::demo::DemoAgent;
 use crate::server::runs::Runs;
 use crate::server::store::Store;
 
@@ -475,4 +477,57 @@ fn a_logged_event_decodes_to_what_was_sent() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// A run waiting on an approval lets its committed events leave memory: a new reader gets them
+/// from the database, and once the answer comes the run goes on, both readers receiving every
+/// later event, in order, none lost or repeated.
+#[tokio::test]
+async fn a_waiting_run_keeps_no_committed_events_in_memory() {
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store);
+    let input = input_for("approval");
+    let run_id = input.run_id.clone();
+    let mut started = runs
+        .start(Arc::new(DemoAgent), input, settings())
+        .await
+        .unwrap();
+    let mut first = Vec::new();
+    while !matches!(first.last(), Some(EventKind::ToolCallEnd { .. })) {
+        let e = started.events.recv().await.expect("the run goes on");
+        first.push(e.kind);
+    }
+    let log = runs.registry.log(&run_id).expect("the run is in progress");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while log.held() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a waiting run still holds {} events",
+            log.held()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert_eq!(runs.pending_waits().len(), 1, "the run waits");
+    let mut second = runs.reader(&run_id, 0, None).await.unwrap();
+    for (i, want) in first.iter().enumerate() {
+        let got = second.recv().await.expect("the stored events");
+        assert_eq!(&got.kind, want, "event {}", i + 1);
+    }
+    let (call, _, _) = runs.pending_waits().remove(0);
+    runs.resolve_wait(&call, serde_json::json!({"approved": true}));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    while let Some(e) = started.events.recv().await {
+        a.push(e.kind);
+    }
+    while let Some(e) = second.recv().await {
+        b.push(e.kind);
+    }
+    assert_eq!(a, b);
+    assert!(a.len() > 3, "{a:?}");
+    assert!(matches!(a[0], EventKind::ToolCallResult { .. }), "{a:?}");
+    assert!(
+        matches!(a.last(), Some(EventKind::RunFinished { .. })),
+        "{a:?}"
+    );
+    assert_eq!(started.events.position(), second.position());
 }

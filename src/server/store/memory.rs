@@ -1,17 +1,34 @@
 //! Handing SQLite's caches back after a crowd (called by `server::trim` when many connections
 //! have left).
 
-use super::{Store, POOL_SIZE};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+use super::{Op, Store, POOL_SIZE};
+
+/// How long a release waits for the writer to hand its cache back.
+const WRITER_PATIENCE: Duration = Duration::from_secs(5);
 
 impl Store {
-    /// Hand back the page caches of the pool's idle connections (`PRAGMA shrink_memory`): each
-    /// may hold up to [`CACHE_KIB`](super::CACHE_KIB) once a crowd's runs have been written or read through it,
+    /// Hand back the page caches of the writer's connection and the pool's idle ones (`PRAGMA
+    /// shrink_memory`): the writer's may hold up to [`WRITER_CACHE_KIB`](super::WRITER_CACHE_KIB)
+    /// once a crowd's runs have been written, the others [`READER_CACHE_KIB`](super::READER_CACHE_KIB),
     /// and SQLite keeps a cache full until its connection closes. Pages are read back from the
-    /// file (or the system's cache) when needed. A connection in use is left alone; an
-    /// in-memory database, whose cache is the database, is not touched.
+    /// file (or the system's cache) when needed. A pooled connection in use is left alone; the
+    /// writer hands its cache back after its current transaction (waited for at most
+    /// [`WRITER_PATIENCE`], and not at all when its urgent queue is full); an in-memory
+    /// database, whose cache is the database, is not touched.
     pub async fn release_memory(&self) {
         if self.in_memory {
             return;
+        }
+        self.shrink_writer.store(true, Ordering::Release);
+        // A flush wakes an idle writer; it is acknowledged once the cache is handed back.
+        let (tx, rx) = oneshot::channel();
+        if self.urgent.try_send(Op::Flush(tx)).is_ok() {
+            let _ = tokio::time::timeout(WRITER_PATIENCE, rx).await;
         }
         // Held together, so that each acquisition gives another idle connection.
         let mut idle = Vec::new();

@@ -4,9 +4,11 @@
 //! [`super::Store::run_started`]) are taken before the queue.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+use sqlx::{ConnectOptions, Connection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
 use super::checkpoint::Checkpoints;
@@ -14,14 +16,67 @@ use super::event_rows::Rows;
 use super::in_flight::InFlight;
 use super::ops::{Committed, Op, BATCH};
 
+/// The connection the writer commits on: its own, with the large page cache (a database file),
+/// or the pool's only one (an in-memory database, which lives in that connection).
+pub(super) enum WriterConn {
+    Pool(SqlitePool),
+    Own {
+        options: SqliteConnectOptions,
+        /// None after a failed commit: the next one connects afresh.
+        conn: Option<SqliteConnection>,
+    },
+}
+
+impl WriterConn {
+    pub(super) fn pool(pool: SqlitePool) -> Self {
+        WriterConn::Pool(pool)
+    }
+
+    pub(super) async fn own(options: SqliteConnectOptions) -> Result<Self, sqlx::Error> {
+        let conn = Some(options.connect().await?);
+        Ok(WriterConn::Own { options, conn })
+    }
+
+    /// Apply `batch` in one transaction.
+    async fn commit(
+        &mut self,
+        batch: &mut Vec<Op>,
+        acks: &mut Vec<oneshot::Sender<()>>,
+    ) -> Result<(), sqlx::Error> {
+        match self {
+            WriterConn::Pool(pool) => apply(&mut *pool.acquire().await?, batch, acks).await,
+            WriterConn::Own { options, conn } => {
+                let c = match conn {
+                    Some(c) => c,
+                    None => conn.insert(options.connect().await?),
+                };
+                let result = apply(c, batch, acks).await;
+                if result.is_err() {
+                    *conn = None;
+                }
+                result
+            }
+        }
+    }
+
+    /// Hand the page cache back (`PRAGMA shrink_memory`), between transactions.
+    async fn shrink(&mut self) {
+        if let WriterConn::Own { conn: Some(c), .. } = self {
+            let _ = sqlx::query("PRAGMA shrink_memory").execute(&mut *c).await;
+        }
+    }
+}
+
 /// The writer: applies writes in order, a queue's worth per transaction, urgent ones first.
-/// Ends once both channels are closed and drained.
+/// Hands its page cache back between transactions when `shrink` is raised. Ends once both
+/// channels are closed and drained.
 pub(super) async fn writer(
-    pool: SqlitePool,
+    mut conn: WriterConn,
     mut rx: mpsc::Receiver<Op>,
     mut urgent: mpsc::Receiver<Op>,
     in_flight: Arc<InFlight>,
     mut checkpoints: Option<Checkpoints>,
+    shrink: Arc<AtomicBool>,
 ) {
     let mut batch = Vec::with_capacity(BATCH);
     let (mut queue_open, mut urgent_open) = (true, true);
@@ -80,7 +135,7 @@ pub(super) async fn writer(
             }
         }
         let mut acks = Vec::new();
-        let result = apply(&pool, &mut batch, &mut acks).await;
+        let result = conn.commit(&mut batch, &mut acks).await;
         // Ops after a failure were dropped unapplied (a dropped flush ack releases its waiter).
         batch.clear();
         match result {
@@ -106,6 +161,10 @@ pub(super) async fn writer(
         for (thread_id, run_id) in &ends {
             in_flight.done(thread_id, run_id);
         }
+        // Before the acks: whoever asked for the release waits for it with a flush.
+        if shrink.swap(false, Ordering::AcqRel) {
+            conn.shrink().await;
+        }
         for ack in acks {
             let _ = ack.send(());
         }
@@ -113,11 +172,11 @@ pub(super) async fn writer(
 }
 
 async fn apply(
-    pool: &SqlitePool,
+    conn: &mut SqliteConnection,
     batch: &mut Vec<Op>,
     acks: &mut Vec<oneshot::Sender<()>>,
 ) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
+    let mut tx = conn.begin().await?;
     // Events are gathered per run and written together at the end: a run's events of one
     // commit in one row (a statement or a row per event would cost more than the writing).
     // Other writes keep their order against them where it matters: a run id started again

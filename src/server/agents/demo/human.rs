@@ -162,6 +162,17 @@ pub(super) fn is_approved(v: &Value) -> bool {
 }
 
 pub async fn approval(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
+    // The steps before and after the wait are boxed and their values dropped before it: a run
+    // waiting on a human (possibly ten thousand of them) holds only the wait itself.
+    let call = Box::pin(request_approval(ctx)).await?;
+    // The stream stays open until POST /api/ag-ui/tool-result answers, the run is aborted, or
+    // the timeout turns into RUN_ERROR APPROVAL_TIMEOUT.
+    let answer = ctx.wait_tool_result(&call).await?;
+    Box::pin(after_approval(ctx, &call, answer)).await
+}
+
+/// The approval scenario up to its wait: the intro, then the `request_approval` call (its id).
+async fn request_approval(ctx: &mut RunContext) -> Result<String, AgentError> {
     let intro = stream_text(
         ctx,
         "Build 1.4.2 passed every check. Deploying it to production needs your approval.",
@@ -176,9 +187,15 @@ pub async fn approval(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     // Accept an answer from the moment the call exists, even before its end reaches the client.
     ctx.expect_tool_result(&call);
     emit_tool_call(ctx, &call, "request_approval", Some(&intro), &args, 12).await?;
-    // The stream stays open until POST /api/ag-ui/tool-result answers, the run is aborted, or
-    // the timeout turns into RUN_ERROR APPROVAL_TIMEOUT.
-    let answer = ctx.wait_tool_result(&call).await?;
+    Ok(call)
+}
+
+/// The approval scenario once the human answered.
+async fn after_approval(
+    ctx: &mut RunContext,
+    call: &str,
+    answer: Value,
+) -> Result<RunEnd, AgentError> {
     let approved = is_approved(&answer);
     // Approve-with-edits: the app may send replacement arguments along with its yes.
     let edited = answer
@@ -189,7 +206,7 @@ pub async fn approval(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
     if let Some(e) = &edited {
         result["editedArgs"] = e.clone();
     }
-    emit_tool_result(ctx, &call, &result).await?;
+    emit_tool_result(ctx, call, &result).await?;
     let progress = "\n\n- artifacts uploaded ✓\n- database migrated ✓\n- traffic switched to 1.4.2 ✓\n\nBuild 1.4.2 is live.";
     let text = match (&edited, approved) {
         (Some(e), _) => {

@@ -88,43 +88,46 @@ impl Agent for DemoAgent {
         async move {
             let props = &ctx.input.forwarded_props;
             if props.get(genui::PROXIED_MCP_PROP).is_some() {
-                return genui::answer_proxied_request(ctx).await;
+                return Box::pin(genui::answer_proxied_request(ctx)).await;
             }
             if props.get(genui::A2UI_ACTION_PROP).is_some() {
-                return genui::answer_action(ctx).await;
+                return Box::pin(genui::answer_action(ctx)).await;
             }
             let scenario = pick_scenario(ctx);
             tracing::debug!(run = %ctx.run_id(), scenario, "demo run");
-            match scenario {
-                "chat" => text::chat(ctx).await,
-                "backend_tool" => tools::backend_tool(ctx).await,
-                "hitl" => human::hitl(ctx).await,
-                "interrupt" => human::interrupt(ctx).await,
-                "approval" => human::approval(ctx).await,
-                "agentic_ui" => state::agentic_ui(ctx).await,
-                "tool_ui" => tools::tool_ui(ctx).await,
-                "shared_state" => state::shared_state(ctx).await,
-                "predictive_state" => state::predictive_state(ctx).await,
-                "reasoning" => showcase::reasoning(ctx).await,
-                "activities" => showcase::activities(ctx).await,
-                "subagents" => showcase::subagents(ctx).await,
-                "render_hints" => showcase::render_hints(ctx).await,
-                "a2ui" => genui::a2ui(ctx).await,
-                "a2ui_dynamic" => genui::a2ui_dynamic(ctx).await,
-                "ogui" => genui::ogui(ctx).await,
-                "mcp_app" => genui::mcp_app(ctx).await,
-                "background_task" => genui::background_task(ctx).await,
-                "multimodal" => multimodal::multimodal(ctx).await,
-                "error" => text::error(ctx).await,
-                "full" => full::full(ctx).await,
-                "long" => text::long(ctx).await,
+            // Each scenario's future on its own: inline, every run's future (and the memory a
+            // run waiting on an approval holds) would be as large as the largest scenario's.
+            let scenario: BoxFuture<'_, Result<RunEnd, AgentError>> = match scenario {
+                "chat" => Box::pin(text::chat(ctx)),
+                "backend_tool" => Box::pin(tools::backend_tool(ctx)),
+                "hitl" => Box::pin(human::hitl(ctx)),
+                "interrupt" => Box::pin(human::interrupt(ctx)),
+                "approval" => Box::pin(human::approval(ctx)),
+                "agentic_ui" => Box::pin(state::agentic_ui(ctx)),
+                "tool_ui" => Box::pin(tools::tool_ui(ctx)),
+                "shared_state" => Box::pin(state::shared_state(ctx)),
+                "predictive_state" => Box::pin(state::predictive_state(ctx)),
+                "reasoning" => Box::pin(showcase::reasoning(ctx)),
+                "activities" => Box::pin(showcase::activities(ctx)),
+                "subagents" => Box::pin(showcase::subagents(ctx)),
+                "render_hints" => Box::pin(showcase::render_hints(ctx)),
+                "a2ui" => Box::pin(genui::a2ui(ctx)),
+                "a2ui_dynamic" => Box::pin(genui::a2ui_dynamic(ctx)),
+                "ogui" => Box::pin(genui::ogui(ctx)),
+                "mcp_app" => Box::pin(genui::mcp_app(ctx)),
+                "background_task" => Box::pin(genui::background_task(ctx)),
+                "multimodal" => Box::pin(multimodal::multimodal(ctx)),
+                "error" => Box::pin(text::error(ctx)),
+                "full" => Box::pin(full::full(ctx)),
+                "long" => Box::pin(text::long(ctx)),
                 // `pick_scenario` only returns names from SCENARIOS, and the test below runs
                 // every one of them; reaching this arm is a bug in that pairing.
-                other => Err(AgentError::failed(
+                other => Box::pin(std::future::ready(Err(AgentError::failed(
                     crate::wire::RunErrorCode::InternalError,
                     format!("the demo agent has no implementation for scenario '{other}'"),
-                )),
-            }
+                )))),
+            };
+            scenario.await
         }
         .boxed()
     }
