@@ -14,6 +14,7 @@ install heaptrack`) and the script prints the allocation sites holding the most 
     python3 benches/approvals_heap.py 500
     HEAPTRACK=1 python3 benches/approvals_heap.py 500
     SERVER_ARGS="--approval-timeout 3" python3 benches/approvals_heap.py 500
+    SMAPS=1 AFTER_S=60 BIN=target/release/agui-studio python3 benches/approvals_heap.py 10000
 """
 import asyncio
 import json
@@ -97,6 +98,9 @@ async def main():
         held = []
         await one(-1, held)  # warm-up
         base = rss_mb(pid)
+        if os.environ.get("SMAPS") == "1":
+            print("before the runs:")
+            print_smaps(pid)
         sem = asyncio.Semaphore(200)
 
         async def limited(i):
@@ -119,6 +123,9 @@ async def main():
             await asyncio.sleep(step)
             waited += step
             print(f"{waited} s after they closed: {rss_mb(pid):.0f} MB")
+        if os.environ.get("SMAPS") == "1":
+            print(f"{AFTER_S} s after they closed:")
+            print_smaps(pid)
     finally:
         if pid:
             os.kill(pid, signal.SIGINT)
@@ -136,6 +143,34 @@ async def main():
                               "--peak-limit", "8", "--sub-peak-limit", "12"],
                              capture_output=True, encoding="utf-8", errors="replace").stdout
         print_sites(out)
+
+
+def print_smaps(pid):
+    """What the server's resident memory is made of: the largest mappings by RSS (the binary's
+    code, glibc's heap where SQLite allocates, jemalloc's anonymous extents)."""
+    maps, cur = [], None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            head = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                cur = [" ".join(head[5:]) or "[anonymous]", 0, 0, 0]
+                maps.append(cur)
+            elif head and head[0] in ("Rss:", "Anonymous:", "Size:") and cur is not None:
+                cur[{"Rss:": 1, "Anonymous:": 2, "Size:": 3}[head[0]]] += int(head[1])
+    by_name = {}
+    for name, rss, anon, _ in maps:
+        key = os.path.basename(name) if name.startswith("/") else name
+        r = by_name.setdefault(key, [0, 0, 0])
+        r[0] += rss
+        r[1] += anon
+        r[2] += 1
+    print("resident memory by mapping (KB rss / KB anonymous / mappings):")
+    for name, (rss, anon, k) in sorted(by_name.items(), key=lambda kv: -kv[1][0])[:8]:
+        print(f"  {rss:>8} {anon:>8} {k:>5}  {name}")
+    anon = sorted((m for m in maps if m[0] == "[anonymous]"), key=lambda m: -m[1])
+    print("the largest anonymous mappings (KB rss / KB size):")
+    for m in anon[:8]:
+        print(f"  {m[1]:>8} {m[3]:>8}")
 
 
 def print_sites(text):

@@ -126,7 +126,7 @@ impl RunSink {
 /// conversation is written with the run's end.
 pub(super) async fn drive(
     agent: Arc<dyn Agent>,
-    mut ctx: RunContext,
+    mut ctx: Box<RunContext>,
     log: Arc<RunLog>,
     threads: Arc<ThreadCache>,
     store: Option<Store>,

@@ -174,7 +174,15 @@ impl Runs {
         }
         let answers: Arc<dyn ToolAnswers> = self.clone();
         let run_id = input.run_id.clone();
-        let ctx = RunContext::new(input, settings, cancel.clone(), Box::new(sink), answers);
+        // Boxed: a future keeps the room of what it captured even once that has moved on, so
+        // the run's task would hold the context twice (here and in `drive`).
+        let ctx = Box::new(RunContext::new(
+            input,
+            settings,
+            cancel.clone(),
+            Box::new(sink),
+            answers,
+        ));
         let this = self.clone();
         tokio::spawn(async move {
             drive(agent, ctx, log, this.threads.clone(), store).await;
