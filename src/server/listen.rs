@@ -137,14 +137,12 @@ async fn serve_one(
         return;
     };
     let io = TokioIo::new(stream);
+    // Each protocol's connection boxed: inline, every HTTP/1.1 connection's task would be as
+    // large as an HTTP/2 connection's state.
     let _ = if h2 {
-        watcher
-            .watch(builders.1.serve_connection(io, service))
-            .await
+        Box::pin(watcher.watch(builders.1.serve_connection(io, service))).await
     } else {
-        watcher
-            .watch(builders.0.serve_connection(io, service))
-            .await
+        Box::pin(watcher.watch(builders.0.serve_connection(io, service))).await
     };
 }
 
