@@ -17,7 +17,9 @@ use super::in_flight::InFlight;
 use super::ops::{Committed, Op, BATCH};
 
 /// The connection the writer commits on: its own, with the large page cache (a database file),
-/// or the pool's only one (an in-memory database, which lives in that connection).
+/// or the pool's only one (an in-memory database, which lives in that connection). One per
+/// store, so its variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum WriterConn {
     Pool(SqlitePool),
     Own {
