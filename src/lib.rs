@@ -18,5 +18,9 @@ pub mod server;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(ui::app::App);
+    // The chunks of the lazy views the server rendered load first (see `ui::activity`).
+    wasm_bindgen_futures::spawn_local(async {
+        ui::activity::preload_rendered().await;
+        leptos::mount::hydrate_body(ui::app::App);
+    });
 }

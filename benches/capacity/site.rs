@@ -2,6 +2,11 @@
 //! `CAPACITY_SITE_DIR/pkg`), raw and as served compressed. The `.gz`/`.br` files written by
 //! `cargo leptos build --release --precompress` are read when present; without them the gzip size
 //! is computed with `gzip -9` and the brotli size is left out.
+//!
+//! A split build (`--split`) also holds WASM chunks that the page fetches only when a lazy view
+//! first renders: the ones `__wasm_split_manifest.json` names are counted apart, as on demand;
+//! everything else (the main module, its JS, the split loader's JS, the CSS) is the first load.
+//! `end2end/bench/firstload.mjs` measures the same split in Chromium, over the wire.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,6 +20,8 @@ pub struct File {
     /// The gzip size was computed here (no `.gz` beside the file).
     pub gzip_computed: bool,
     pub brotli: Option<u64>,
+    /// A lazy view's chunk, fetched when that view first renders (not part of the first load).
+    pub on_demand: bool,
 }
 
 /// The site's first-load files (`.wasm`, `.js`, `.css` under `pkg/`, sub-folders included).
@@ -23,6 +30,7 @@ pub fn first_load(site: &Path) -> Result<Vec<File>, String> {
     let mut paths = Vec::new();
     collect(&pkg, &mut paths).map_err(|e| format!("{}: {e}", pkg.display()))?;
     paths.sort();
+    let chunks = lazy_chunks(&pkg);
     let files: Vec<File> = paths
         .iter()
         .map(|p| {
@@ -39,6 +47,10 @@ pub fn first_load(site: &Path) -> Result<Vec<File>, String> {
                 gzip: gz.or_else(|| gzip_size(p)),
                 gzip_computed: gz.is_none(),
                 brotli: size(with("br")),
+                on_demand: p
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .is_some_and(|s| p.extension().is_some_and(|e| e == "wasm") && chunks.contains(&s.to_string())),
             }
         })
         .collect();
@@ -46,6 +58,17 @@ pub fn first_load(site: &Path) -> Result<Vec<File>, String> {
         return Err(format!("no .wasm/.js/.css in {}", pkg.display()));
     }
     Ok(files)
+}
+
+/// The chunk names (file stems) in `__wasm_split_manifest.json`: each lazy function's split and
+/// the shared chunks it needs. Empty for a build without `--split`.
+fn lazy_chunks(pkg: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(pkg.join("__wasm_split_manifest.json")) else {
+        return Vec::new();
+    };
+    let manifest: std::collections::HashMap<String, Vec<String>> =
+        serde_json::from_str(&text).unwrap_or_default();
+    manifest.into_values().flatten().collect()
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -74,7 +97,8 @@ fn gzip_size(path: &Path) -> Option<u64> {
     out.status.success().then_some(out.stdout.len() as u64)
 }
 
-/// Print the files and return the gzip total (what a browser downloads on first load).
+/// Print the files and return the gzip total of the first load (what a browser downloads before
+/// the default page is interactive; chunks loaded on demand are marked and left out).
 pub fn print(files: &[File]) -> u64 {
     let kb = |b: u64| format!("{:.1} KB", b as f64 / 1024.0);
     println!(
@@ -83,17 +107,28 @@ pub fn print(files: &[File]) -> u64 {
     );
     for f in files {
         println!(
-            "  {:<28} {:>12} {:>14} {:>12}",
+            "  {:<28} {:>12} {:>14} {:>12}{}",
             f.name,
             kb(f.raw),
             f.gzip
                 .map(|g| format!("{}{}", kb(g), if f.gzip_computed { "*" } else { "" }))
                 .unwrap_or_else(|| "—".into()),
             f.brotli.map(kb).unwrap_or_else(|| "—".into()),
+            if f.on_demand { "  (on demand)" } else { "" },
         );
     }
     if files.iter().any(|f| f.gzip_computed) {
         println!("  (* computed with gzip -9: the site was built without --precompress)");
     }
-    files.iter().filter_map(|f| f.gzip).sum()
+    let (first, later): (Vec<&File>, Vec<&File>) = files.iter().partition(|f| !f.on_demand);
+    let gz = |fs: &[&File]| fs.iter().filter_map(|f| f.gzip).sum::<u64>();
+    if !later.is_empty() {
+        println!(
+            "  first load {} gzip; on demand, {} chunk(s) of lazy views: {} gzip",
+            kb(gz(&first)),
+            later.len(),
+            kb(gz(&later))
+        );
+    }
+    gz(&first)
 }

@@ -278,15 +278,21 @@ pub fn print(cfg: &Config, f: &Figures) {
     match &f.site {
         Ok(files) => {
             let gz = site::print(files);
-            let raw: u64 = files.iter().map(|f| f.raw).sum();
-            let br: Option<u64> = files.iter().map(|f| f.brotli).sum();
+            let first = || files.iter().filter(|f| !f.on_demand);
+            let raw: u64 = first().map(|f| f.raw).sum();
+            let br: Option<u64> = first().map(|f| f.brotli).sum();
+            let later: Option<u64> = files.iter().filter(|f| f.on_demand).map(|f| f.gzip).sum();
             row(
                 "first load, WASM + JS + CSS".into(),
                 format!(
-                    "{:.0} KB gzip ({:.0} KB raw{})",
+                    "{:.0} KB gzip ({:.0} KB raw{}){}",
                     gz as f64 / 1024.0,
                     raw as f64 / 1024.0,
                     br.map(|b| format!(", {:.0} KB brotli", b as f64 / 1024.0))
+                        .unwrap_or_default(),
+                    later
+                        .filter(|&b| b > 0)
+                        .map(|b| format!("; lazy views' chunks on demand {:.0} KB gzip", b as f64 / 1024.0))
                         .unwrap_or_default()
                 ),
                 dash(),

@@ -21,18 +21,70 @@ use crate::ui::render_hints::JsonView;
 /// A renderer of one activity type.
 pub type Renderer = fn(Signal<Msg>) -> AnyView;
 
-/// The activity types with a renderer of their own.
+/// The activity types with a renderer of their own. Each renderer's code is a WASM chunk of its
+/// own (see [`on_demand`]).
 pub const RENDERERS: &[(&str, Renderer)] = &[
     (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
-        view! { <a2ui_card::A2uiCard message/> }.into_any()
+        on_demand("a2ui", a2ui_card_view(message))
     }),
     (crate::protocol::genui::OPEN_GENERATIVE_UI, |message| {
-        view! { <ogui::OpenGenUi message/> }.into_any()
+        on_demand("ogui", ogui_view(message))
     }),
     (crate::protocol::genui::MCP_APPS, |message| {
-        view! { <mcp_app::McpApp message/> }.into_any()
+        on_demand("mcp_app", mcp_app_view(message))
     }),
 ];
+
+/// A renderer whose code the browser loads the first time it is needed (`#[lazy]`: a chunk of
+/// its own in a `cargo leptos build --split`, an ordinary call without). One that arrives live
+/// renders once its chunk is there. The server renders it at once, after an inert
+/// `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every such
+/// marker in the page ([`preload_rendered`]), so the view is ready when hydration reaches it
+/// (Leptos 0.8 hydrates a `Suspend` synchronously: one still loading would not match the
+/// server's HTML).
+fn on_demand(
+    name: &'static str,
+    view: impl std::future::Future<Output = AnyView> + Send + 'static,
+) -> AnyView {
+    view! { <template data-lazy=name></template> {Suspend::new(view)} }.into_any()
+}
+
+#[lazy]
+fn a2ui_card_view(message: Signal<Msg>) -> AnyView {
+    view! { <a2ui_card::A2uiCard message/> }.into_any()
+}
+
+#[lazy]
+fn ogui_view(message: Signal<Msg>) -> AnyView {
+    view! { <ogui::OpenGenUi message/> }.into_any()
+}
+
+#[lazy]
+fn mcp_app_view(message: Signal<Msg>) -> AnyView {
+    view! { <mcp_app::McpApp message/> }.into_any()
+}
+
+/// Loads the chunks of the lazy renderers the server rendered into this page (their
+/// `<template data-lazy>` markers); called before hydration.
+#[cfg(feature = "hydrate")]
+pub async fn preload_rendered() {
+    let rendered = |name: &str| {
+        document()
+            .query_selector(&format!("template[data-lazy=\"{name}\"]"))
+            .ok()
+            .flatten()
+            .is_some()
+    };
+    if rendered("a2ui") {
+        __preload_a2ui_card_view().await;
+    }
+    if rendered("ogui") {
+        __preload_ogui_view().await;
+    }
+    if rendered("mcp_app") {
+        __preload_mcp_app_view().await;
+    }
+}
 
 /// The renderer of `activity_type`, if it has one.
 pub fn renderer(activity_type: &str) -> Option<Renderer> {

@@ -54,6 +54,42 @@ pub fn one_line(text: &str) -> String {
     truncate(&v.to_string(), ONE_LINE)
 }
 
+/// The inspector panel, its code loaded on demand: the browser fetches it (a WASM chunk of its
+/// own in a `cargo leptos build --split`) the first time the panel opens. The panel starts
+/// closed, so the server never renders it and hydration never waits for it. Same props as
+/// [`Inspector`]; without `--split` it is an ordinary call.
+#[component]
+pub fn LazyInspector(
+    /// The session's events, oldest first.
+    #[prop(into)]
+    events: Signal<Vec<EventRecord>>,
+    /// The thread's stored history.
+    history: History,
+    /// The thread (names exported files).
+    #[prop(into)]
+    thread_id: Signal<String>,
+    /// Replays a recording in a new thread.
+    on_open_recording: Callback<Vec<u8>>,
+    /// Closes the panel (its close button).
+    #[prop(optional)]
+    on_close: Option<Callback<()>>,
+) -> impl IntoView {
+    let props = InspectorProps {
+        events,
+        history,
+        thread_id,
+        on_open_recording,
+        on_close,
+    };
+    view! { <Suspense fallback=|| ()>{Suspend::new(inspector_view(props))}</Suspense> }
+}
+
+/// The split point: everything only the inspector uses goes into its chunk.
+#[lazy]
+fn inspector_view(props: InspectorProps) -> AnyView {
+    Inspector(props).into_any()
+}
+
 /// The inspector panel (`<aside aria-label="Event inspector">`).
 #[component]
 pub fn Inspector(
