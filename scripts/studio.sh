@@ -49,7 +49,7 @@ setup() {
   fi
   if [ "$want_browser" = yes ] && ! command -v zopfli >/dev/null; then
     say "installing zopfli (the release site's .gz files, see regzip_site)"
-    as_root apt-get install -y zopfli
+    as_root apt-get install -y zopfli || { as_root apt-get update && as_root apt-get install -y zopfli; }
   fi
   if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
     say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt, the @ag-ui packages of tests/foreign/a2ui_agent.mjs, CopilotKit's core client, the reference MCP server of tests/mcp.rs)"
