@@ -21,17 +21,19 @@ use crate::ui::render_hints::JsonView;
 /// A renderer of one activity type.
 pub type Renderer = fn(Signal<Msg>) -> AnyView;
 
-/// The activity types with a renderer of their own. Each renderer's code is a WASM chunk of its
-/// own (see [`on_demand`]).
+/// The activity types with a renderer of their own. A2UI surfaces' is a WASM chunk of its own
+/// (see [`on_demand`]). Open generative UI's and MCP Apps' are not: their sandboxed frames
+/// announce themselves once, when they load, and a page that hydrated only after their chunk
+/// had loaded missed that and left a reloaded frame empty.
 pub const RENDERERS: &[(&str, Renderer)] = &[
     (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
         on_demand("a2ui", a2ui_card_view(message))
     }),
     (crate::protocol::genui::OPEN_GENERATIVE_UI, |message| {
-        on_demand("ogui", ogui_view(message))
+        view! { <ogui::OpenGenUi message/> }.into_any()
     }),
     (crate::protocol::genui::MCP_APPS, |message| {
-        on_demand("mcp_app", mcp_app_view(message))
+        view! { <mcp_app::McpApp message/> }.into_any()
     }),
 ];
 
@@ -54,16 +56,6 @@ fn a2ui_card_view(message: Signal<Msg>) -> AnyView {
     view! { <a2ui_card::A2uiCard message/> }.into_any()
 }
 
-#[lazy]
-fn ogui_view(message: Signal<Msg>) -> AnyView {
-    view! { <ogui::OpenGenUi message/> }.into_any()
-}
-
-#[lazy]
-fn mcp_app_view(message: Signal<Msg>) -> AnyView {
-    view! { <mcp_app::McpApp message/> }.into_any()
-}
-
 /// Loads the chunks of the lazy renderers the server rendered into this page (their
 /// `<template data-lazy>` markers); called before hydration.
 #[cfg(feature = "hydrate")]
@@ -77,12 +69,6 @@ pub async fn preload_rendered() {
     };
     if rendered("a2ui") {
         __preload_a2ui_card_view().await;
-    }
-    if rendered("ogui") {
-        __preload_ogui_view().await;
-    }
-    if rendered("mcp_app") {
-        __preload_mcp_app_view().await;
     }
 }
 

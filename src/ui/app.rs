@@ -20,7 +20,7 @@ use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
 use crate::ui::dock::{Dock, DockWidth};
-use crate::ui::inspector::LazyInspector;
+use crate::ui::inspector::{lazy_inspector, InspectorProps};
 use crate::ui::run_status::RunStatus;
 use crate::ui::state_panel::StatePanel;
 use crate::ui::suggestions::Suggestions;
@@ -346,13 +346,13 @@ fn ThreadView(
                     <StatePanel state=agent.state on_save=agent.set_state on_close=close_state/>
                 </Show>
                 <Show when=move || show_events.get()>
-                    <LazyInspector
-                        events=agent.events
-                        history
-                        thread_id=agent.thread_id
-                        on_open_recording=agent.open_recording
-                        on_close=close_events
-                    />
+                    {lazy_inspector(InspectorProps {
+                        events: agent.events.into(),
+                        history,
+                        thread_id: agent.thread_id.into(),
+                        on_open_recording: agent.open_recording,
+                        on_close: Some(close_events),
+                    })}
                 </Show>
             </Dock>
         </Show>

@@ -56,31 +56,9 @@ pub fn one_line(text: &str) -> String {
 
 /// The inspector panel, its code loaded on demand: the browser fetches it (a WASM chunk of its
 /// own in a `cargo leptos build --split`) the first time the panel opens. The panel starts
-/// closed, so the server never renders it and hydration never waits for it. Same props as
-/// [`Inspector`]; without `--split` it is an ordinary call.
-#[component]
-pub fn LazyInspector(
-    /// The session's events, oldest first.
-    #[prop(into)]
-    events: Signal<Vec<EventRecord>>,
-    /// The thread's stored history.
-    history: History,
-    /// The thread (names exported files).
-    #[prop(into)]
-    thread_id: Signal<String>,
-    /// Replays a recording in a new thread.
-    on_open_recording: Callback<Vec<u8>>,
-    /// Closes the panel (its close button).
-    #[prop(optional)]
-    on_close: Option<Callback<()>>,
-) -> impl IntoView {
-    let props = InspectorProps {
-        events,
-        history,
-        thread_id,
-        on_open_recording,
-        on_close,
-    };
+/// closed, so the server never renders it and hydration never waits for it. Takes
+/// [`Inspector`]'s props; without `--split` it is an ordinary call.
+pub fn lazy_inspector(props: InspectorProps) -> impl IntoView {
     view! { <Suspense fallback=|| ()>{Suspend::new(inspector_view(props))}</Suspense> }
 }
 
