@@ -47,10 +47,9 @@ pub fn first_load(site: &Path) -> Result<Vec<File>, String> {
                 gzip: gz.or_else(|| gzip_size(p)),
                 gzip_computed: gz.is_none(),
                 brotli: size(with("br")),
-                on_demand: p
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .is_some_and(|s| p.extension().is_some_and(|e| e == "wasm") && chunks.contains(&s.to_string())),
+                on_demand: p.file_stem().and_then(|s| s.to_str()).is_some_and(|s| {
+                    p.extension().is_some_and(|e| e == "wasm") && chunks.contains(&s.to_string())
+                }),
             }
         })
         .collect();

@@ -292,7 +292,10 @@ pub fn print(cfg: &Config, f: &Figures) {
                         .unwrap_or_default(),
                     later
                         .filter(|&b| b > 0)
-                        .map(|b| format!("; lazy views' chunks on demand {:.0} KB gzip", b as f64 / 1024.0))
+                        .map(|b| format!(
+                            "; lazy views' chunks on demand {:.0} KB gzip",
+                            b as f64 / 1024.0
+                        ))
                         .unwrap_or_default()
                 ),
                 dash(),
