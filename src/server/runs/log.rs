@@ -7,15 +7,17 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, OnceLock};
 
+mod reader;
+pub use reader::RunReader;
+
 // Locks that cannot be poisoned: a panic while one is held (none is expected) must not make
 // every later request panic too.
 use parking_lot::Mutex;
 
 use tokio::sync::Notify;
 
-use crate::protocol::compat::{downgrade_event, event_json_for, Version, V1_1};
 use crate::protocol::event::Event;
-use crate::server::store::{Committed, Store};
+use crate::server::store::Committed;
 
 /// How many of a live run's newest events stay in memory; a reader further behind reads the
 /// older ones from the database (without a database nothing is dropped).
@@ -215,195 +217,5 @@ impl RunLog {
     /// Whether some of the run's events could not be stored.
     pub(super) fn has_failed(&self) -> bool {
         self.inner.lock().failed
-    }
-}
-
-/// The terminal event a reader gives when the run's events could not be stored.
-fn storage_failed() -> Arc<Logged> {
-    let event = Event::from(crate::protocol::event::EventKind::RunError {
-        message: "the server could not store this run's events; the run was stopped".into(),
-        code: Some(crate::wire::RunErrorCode::StorageFailed.to_string()),
-        usage: None,
-    });
-    Arc::new(Logged {
-        seq: 0,
-        json: event.to_json().into(),
-    })
-}
-
-/// A client's view of one run's events, from a given position: the live log while the run is
-/// in memory, the database for what the log no longer holds or once the run has ended. Events
-/// come in order, each once; the reader ends after the run's last event.
-pub struct RunReader {
-    pub(super) run_id: String,
-    pub(super) log: Option<Arc<RunLog>>,
-    pub(super) store: Option<Store>,
-    /// The number of the last event taken.
-    pub(super) after: u64,
-    pub(super) pending: VecDeque<Arc<Logged>>,
-    pub(super) peer: Option<Version>,
-    pub(super) flushed: bool,
-    /// The `STORAGE_FAILED` end was given.
-    pub(super) told_failure: bool,
-}
-
-impl RunReader {
-    /// The next event with its number, downgraded for an older peer (events it does not know
-    /// are skipped); None after the last.
-    pub async fn next(&mut self) -> Option<Frame> {
-        loop {
-            let logged = self.next_logged().await?;
-            if let Some(f) = self.shape(logged) {
-                return Some(f);
-            }
-        }
-    }
-
-    /// The next event if one is ready now, without waiting.
-    pub fn ready(&mut self) -> Option<Frame> {
-        loop {
-            if self.pending.is_empty() {
-                self.fill_from_log();
-            }
-            let logged = self.pending.pop_front()?;
-            if let Some(f) = self.shape(logged) {
-                return Some(f);
-            }
-        }
-    }
-
-    /// Like [`RunReader::next`], as an owned event.
-    pub async fn recv(&mut self) -> Option<Event> {
-        self.next().await.map(|f| f.event().clone())
-    }
-
-    /// This reader, downgrading events for a peer speaking `peer` (None: as logged).
-    pub fn for_peer(mut self, peer: Option<Version>) -> Self {
-        self.peer = peer;
-        self
-    }
-
-    /// The number of the last event taken.
-    pub fn position(&self) -> u64 {
-        self.after
-    }
-
-    fn shape(&self, logged: Arc<Logged>) -> Option<Frame> {
-        let downgraded = match self.peer {
-            Some(v) if v < V1_1 => {
-                let event = downgrade_event(logged.decode(), v)?;
-                let json = event_json_for(&event, v);
-                Some((event, json))
-            }
-            _ => None,
-        };
-        Some(Frame {
-            seq: logged.seq,
-            logged,
-            downgraded,
-            decoded: OnceLock::new(),
-        })
-    }
-
-    /// Take what the in-memory log has after our position. Returns false when the log no
-    /// longer holds the next event (it must come from the database).
-    fn fill_from_log(&mut self) -> bool {
-        let Some(log) = &self.log else { return false };
-        let inner = log.inner.lock();
-        // Saturating: a position from a client may be any number (the route refuses those past
-        // the run, but nothing here may overflow).
-        let next = self.after.saturating_add(1);
-        if next < inner.first {
-            return false;
-        }
-        let start = usize::try_from(next - inner.first).unwrap_or(usize::MAX);
-        for e in inner.events.iter().skip(start).take(READ_BATCH) {
-            if e.seq > inner.readable {
-                break;
-            }
-            self.after = e.seq;
-            self.pending.push_back(e.clone());
-        }
-        true
-    }
-
-    /// Reads from the database are boxed: a reader waiting for the next event (a run on an
-    /// approval, an observer's run) holds only the wait, not the room of a database query.
-    async fn next_logged(&mut self) -> Option<Arc<Logged>> {
-        loop {
-            if let Some(e) = self.pending.pop_front() {
-                return Some(e);
-            }
-            let Some(log) = self.log.clone() else {
-                return Box::pin(self.next_stored()).await;
-            };
-            let notified = log.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if !self.fill_from_log() {
-                if let Some(e) = Box::pin(self.next_stored()).await {
-                    return Some(e);
-                }
-                // The database has nothing more: only possible without one.
-                return None;
-            }
-            if !self.pending.is_empty() {
-                continue;
-            }
-            {
-                let inner = log.inner.lock();
-                let last = inner.first + inner.events.len() as u64 - 1;
-                if inner.failed && self.after >= inner.readable {
-                    if self.told_failure {
-                        return None;
-                    }
-                    self.told_failure = true;
-                    return Some(storage_failed());
-                }
-                if inner.ended && self.after >= last {
-                    return None;
-                }
-            }
-            notified.await;
-        }
-    }
-
-    /// Events from the database, a batch at a time.
-    async fn next_stored(&mut self) -> Option<Arc<Logged>> {
-        let store = self.store.clone()?;
-        if !self.flushed {
-            store.flush().await;
-            self.flushed = true;
-        }
-        let rows = match store
-            .events_after(&self.run_id, self.after, READ_BATCH as u64)
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::error!(run = %self.run_id, "cannot read the run's events: {e}");
-                return None;
-            }
-        };
-        if rows.is_empty() {
-            return None;
-        }
-        for (seq, json) in rows {
-            self.after = seq;
-            // A stored event that does not decode (a damaged database) is left out; what does
-            // is kept and sent as stored.
-            let valid = serde_json::from_str(&json).is_ok_and(|v| Event::from_value(v).is_ok());
-            if valid {
-                self.pending.push_back(Arc::new(Logged {
-                    seq,
-                    json: json.into(),
-                }));
-            } else {
-                tracing::error!(run = %self.run_id, seq, "a stored event does not parse");
-            }
-        }
-        // Newer events may be in memory again; the in-memory log is consulted next time.
-        self.flushed = self.log.is_none();
-        self.pending.pop_front()
     }
 }
