@@ -7,7 +7,10 @@ scenario (200 connecting at a time), holds each once its `request_approval` call
 (`TOOL_CALL_END`), prints the server's RSS before, while they wait (SETTLE_S, default 2, seconds
 after the last one arrived, as the capacity benchmark reads it) and every 5 s for AFTER_S
 (default 10) seconds after they closed,
-then stops the server with SIGINT. With HEAPTRACK=1 the server runs under heaptrack (`apt-get
+then stops the server with SIGINT. Each RSS is also split into its anonymous part (what the
+server allocated) and its file-backed part (the binary's pages read from disk). SERVER_LOG=FILE
+keeps the server's stderr; with a `--features alloc-stats` build and AGUI_ALLOC_STATS_MS=N it
+holds a line of allocator figures every N ms (see src/server/alloc_stats.rs). With HEAPTRACK=1 the server runs under heaptrack (`apt-get
 install heaptrack`) and the script prints the allocation sites holding the most at the peak.
 
     cargo build --features ssr --bin agui-studio
@@ -15,6 +18,9 @@ install heaptrack`) and the script prints the allocation sites holding the most 
     HEAPTRACK=1 python3 benches/approvals_heap.py 500
     SERVER_ARGS="--approval-timeout 3" python3 benches/approvals_heap.py 500
     SMAPS=1 AFTER_S=60 BIN=target/release/agui-studio python3 benches/approvals_heap.py 10000
+    cargo build --release --features alloc-stats && cp target/release/agui-studio /tmp/agui-stats
+    AGUI_ALLOC_STATS_MS=5000 SERVER_LOG=/tmp/server.log BIN=/tmp/agui-stats \
+        python3 benches/approvals_heap.py 10000
 """
 import asyncio
 import json
@@ -42,6 +48,19 @@ def rss_mb(pid):
             if line.startswith("VmRSS"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def parts(pid):
+    """RSS as `anon A + file F MB`: the file part is the binary's code and data pages read from
+    disk, which the kernel can drop and read again; the anonymous part is what the server
+    allocated."""
+    got = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key = line.split(":")[0]
+            if key in ("RssAnon", "RssFile"):
+                got[key] = int(line.split()[1]) / 1024
+    return f"anon {got.get('RssAnon', 0):.0f} + file {got.get('RssFile', 0):.0f} MB"
 
 
 async def one(i, held):
@@ -84,7 +103,7 @@ async def main():
     cmd += os.environ.get("SERVER_ARGS", "").split()
     if HEAP:
         cmd = ["heaptrack", "-o", f"{tmp}/heap"] + cmd
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.environ.get("SERVER_LOG", os.devnull), "w"))
     pid = None
     try:
         pid = server_pid(proc)
@@ -97,7 +116,7 @@ async def main():
                 await asyncio.sleep(0.05)
         held = []
         await one(-1, held)  # warm-up
-        base = rss_mb(pid)
+        base, base_parts = rss_mb(pid), parts(pid)
         if os.environ.get("SMAPS") == "1":
             print("before the runs:")
             print_smaps(pid)
@@ -114,7 +133,8 @@ async def main():
         during = rss_mb(pid)
         threads = len(os.listdir(f"/proc/{pid}/task"))
         print(f"{N} runs waiting after {time.time() - t:.1f} s: RSS {base:.0f} -> {during:.0f} MB "
-              f"({(during - base) * 1024 / N:.1f} KB each), {threads} threads")
+              f"({(during - base) * 1024 / N:.1f} KB each), {threads} threads; "
+              f"before {base_parts}, during {parts(pid)}")
         for _, w in held:
             w.close()
         waited = 0
@@ -122,7 +142,7 @@ async def main():
             step = min(5, AFTER_S - waited)
             await asyncio.sleep(step)
             waited += step
-            print(f"{waited} s after they closed: {rss_mb(pid):.0f} MB")
+            print(f"{waited} s after they closed: {rss_mb(pid):.0f} MB ({parts(pid)})")
         if os.environ.get("SMAPS") == "1":
             print(f"{AFTER_S} s after they closed:")
             print_smaps(pid)

@@ -24,6 +24,8 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 
 fn main() -> std::process::ExitCode {
     tune_allocator();
+    #[cfg(feature = "alloc-stats")]
+    agui_studio::server::alloc_stats::start_from_env();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .on_thread_park(hand_back_thread_cache_if_asked)

@@ -2,6 +2,8 @@
 
 pub mod accounts;
 pub mod agents;
+#[cfg(feature = "alloc-stats")]
+pub mod alloc_stats;
 pub mod assets;
 pub mod auth;
 pub mod clock;

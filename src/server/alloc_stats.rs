@@ -1,0 +1,112 @@
+//! A diagnostic for where the server's memory goes, built only with the `alloc-stats` feature
+//! (which also turns jemalloc's statistics on): with `AGUI_ALLOC_STATS_MS=N` in the environment,
+//! a thread prints one line every N ms on stderr with jemalloc's counters (live bytes, the pages
+//! that hold them, metadata), glibc's heap (SQLite's allocations) and the process's resident
+//! memory, anonymous and file-backed. `benches/approvals_heap.py` shows the server's stderr with
+//! `SERVER_LOG=FILE`.
+//!
+//! How to read a line: `allocated` is what live objects hold; `active` the pages of jemalloc's
+//! slabs and large extents with anything live in them (active − allocated is fragmentation: a
+//! slab stays while one object in it lives); `base` jemalloc's own metadata, which it never
+//! hands back; glibc `used`/`free` inside its heaps (`free` pages are resident only until
+//! `malloc_trim`).
+
+use std::ffi::CStr;
+use std::time::Duration;
+
+/// Start the printing thread when `AGUI_ALLOC_STATS_MS` is set (at least 100 ms apart).
+pub fn start_from_env() {
+    let Some(every) = std::env::var("AGUI_ALLOC_STATS_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let every = Duration::from_millis(every.max(100));
+    let spawned = std::thread::Builder::new()
+        .name("alloc-stats".into())
+        .spawn(move || loop {
+            eprintln!("{}", line());
+            std::thread::sleep(every);
+        });
+    if let Err(e) = spawned {
+        eprintln!("alloc-stats: cannot start its thread: {e}");
+    }
+}
+
+/// One jemalloc counter (a `size_t`), in KiB; 0 when it cannot be read.
+fn counter(name: &CStr) -> usize {
+    let mut value: usize = 0;
+    let mut len = std::mem::size_of::<usize>();
+    // SAFETY: reads one size_t into `value`, whose size `len` gives; writes nothing.
+    let rc = unsafe {
+        tikv_jemalloc_sys::mallctl(
+            name.as_ptr(),
+            (&mut value as *mut usize).cast(),
+            &mut len,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if rc == 0 {
+        value / 1024
+    } else {
+        0
+    }
+}
+
+/// Refresh jemalloc's statistics (they are a snapshot taken at each new epoch).
+fn new_epoch() {
+    let mut epoch: u64 = 1;
+    // SAFETY: writes one u64, whose size is given; reads nothing back.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"epoch".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            (&mut epoch as *mut u64).cast(),
+            std::mem::size_of::<u64>(),
+        );
+    }
+}
+
+/// `VmRSS`, `RssAnon` and `RssFile` of this process, in KiB.
+fn resident() -> [u64; 3] {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    [field("VmRSS:"), field("RssAnon:"), field("RssFile:")]
+}
+
+fn line() -> String {
+    new_epoch();
+    let [rss, anon, file] = resident();
+    let glibc = glibc_heap();
+    format!(
+        "alloc-stats KiB: jemalloc allocated {} active {} resident {} base {} retained {} | \
+         glibc {glibc} | rss {rss} = anon {anon} + file {file}",
+        counter(c"stats.allocated"),
+        counter(c"stats.active"),
+        counter(c"stats.resident"),
+        counter(c"stats.arenas.4096.base"),
+        counter(c"stats.retained"),
+    )
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn glibc_heap() -> String {
+    // SAFETY: mallinfo2 only reads glibc's allocator statistics.
+    let m = unsafe { libc::mallinfo2() };
+    format!("used {} free {}", m.uordblks / 1024, m.fordblks / 1024)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn glibc_heap() -> String {
+    "n/a".into()
+}
