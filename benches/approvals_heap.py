@@ -10,8 +10,9 @@ after the last one arrived, as the capacity benchmark reads it) and every 5 s fo
 then stops the server with SIGINT. Each RSS is also split into its anonymous part (what the
 server allocated) and its file-backed part (the binary's pages read from disk). SERVER_LOG=FILE
 keeps the server's stderr; with a `--features alloc-stats` build and AGUI_ALLOC_STATS_MS=N it
-holds a line of allocator figures every N ms (see src/server/alloc_stats.rs). With HEAPTRACK=1 the server runs under heaptrack (`apt-get
-install heaptrack`) and the script prints the allocation sites holding the most at the peak.
+holds a line of allocator figures every N ms (see src/server/alloc_stats.rs). With HEAPTRACK=1
+the server runs under heaptrack (`apt-get install heaptrack`) and the script prints the
+allocation sites holding the most at the peak.
 
     cargo build --features ssr --bin agui-studio
     python3 benches/approvals_heap.py 500

@@ -16,10 +16,11 @@ use std::time::Duration;
 
 /// Start the printing thread when `AGUI_ALLOC_STATS_MS` is set (at least 100 ms apart).
 pub fn start_from_env() {
-    let Some(every) = std::env::var("AGUI_ALLOC_STATS_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    else {
+    let Ok(value) = std::env::var("AGUI_ALLOC_STATS_MS") else {
+        return;
+    };
+    let Ok(every) = value.trim().parse::<u64>() else {
+        eprintln!("alloc-stats: AGUI_ALLOC_STATS_MS={value:?} is not a number of milliseconds");
         return;
     };
     let every = Duration::from_millis(every.max(100));
