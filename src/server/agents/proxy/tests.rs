@@ -1,8 +1,11 @@
 //! Unit tests of the proxy's small helpers (the relay itself is tested over sockets in
 //! `tests/proxy.rs`, against a real Python agent).
 
+use super::relay::{merge_usage, Relay};
 use super::*;
-use reqwest::header::HeaderMap;
+use crate::protocol::pipeline::{Pipeline, PipelineOptions};
+use crate::protocol::types::TokenUsage;
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
 fn usage(provider: &str, model: &str, input: u64, output: u64) -> TokenUsage {
     TokenUsage {
