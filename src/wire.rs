@@ -8,7 +8,14 @@ use crate::protocol::types::Message;
 
 mod edits;
 pub mod frame;
+mod run_error_code;
+mod urls;
 pub use edits::*;
+pub use run_error_code::RunErrorCode;
+pub use urls::{
+    agent_url, encode_segment, run_events_url, run_url, thread_url, COPILOTKIT_BASE,
+    DEFAULT_AGENT_URL, DETACH_HEADER, RUN_EVENTS_HEADER, THREADS_URL,
+};
 
 /// Where a run stands, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,57 +130,6 @@ pub struct RunDetail {
     pub input: crate::protocol::types::RunAgentInput,
 }
 
-/// The request header that asks the server to keep a run going when its client disconnects
-/// (any value but `0`/`false`); the run then ends only by itself or by
-/// `POST /api/runs/{run_id}/cancel`.
-pub const DETACH_HEADER: &str = "x-agui-detach";
-/// The response header of a run stream naming where its events can be re-read.
-pub const RUN_EVENTS_HEADER: &str = "x-agui-run-events";
-
-/// The URL of a run's event stream.
-pub fn run_events_url(run_id: &str) -> String {
-    format!("{}/events", run_url(run_id))
-}
-
-/// The URL of a run (`GET`: the run and its input).
-pub fn run_url(run_id: &str) -> String {
-    format!("/api/runs/{}", encode_segment(run_id))
-}
-
-/// The AG-UI endpoint of a hosted agent.
-pub fn agent_url(agent_id: &str) -> String {
-    format!("/api/agents/{}", encode_segment(agent_id))
-}
-
-/// Where this server answers as a CopilotKit runtime: `GET {base}/info`,
-/// `POST {base}/agent/{id}/run|connect`, `POST {base}/agent/{id}/stop/{threadId}`, and the
-/// single-route form `POST {base}` (`{method, params, body}`).
-pub const COPILOTKIT_BASE: &str = "/api/copilotkit";
-
-/// The agent a thread talks to when nothing else was chosen.
-pub const DEFAULT_AGENT_URL: &str = "/api/agents/demo";
-
-/// The list of stored threads.
-pub const THREADS_URL: &str = "/api/threads";
-
-/// The URL of a stored thread.
-pub fn thread_url(thread_id: &str) -> String {
-    format!("{THREADS_URL}/{}", encode_segment(thread_id))
-}
-
-/// Percent-encode one URL path segment.
-pub fn encode_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// A scenario of an agent (the demo agent publishes its scenarios in `GET /api/agents`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioInfo {
@@ -235,180 +191,3 @@ pub trait PageLoader: Send + Sync {
 #[cfg(feature = "ssr")]
 #[derive(Clone)]
 pub struct PageData(pub std::sync::Arc<dyn PageLoader>);
-
-/// The `code` of every `RUN_ERROR` this server ends a run with, serialised as the stable wire
-/// strings documented in the README and `docs/` (clients match on them). A foreign agent's own
-/// code, relayed by the proxy, is kept as it came ([`RunErrorCode::Foreign`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunErrorCode {
-    /// The agent broke the AG-UI protocol (its bug becomes a clean `RUN_ERROR`).
-    AgentProtocolError,
-    /// The agent panicked, or the server has no implementation for what was asked.
-    InternalError,
-    /// The database could not store the run's events.
-    StorageFailed,
-    /// The run reached `--max-run-events`.
-    EventLimit,
-    /// A state snapshot or patch would pass `--max-state-bytes` / `--max-json-depth`.
-    StateLimit,
-    /// An upstream sent more than `--max-upstream-bytes` / `--max-upstream-events`.
-    UpstreamLimit,
-    /// The input holds something this agent must not pass on (e.g. a media URL scheme).
-    InvalidInput,
-    /// No answer to an in-stream approval within `--approval-timeout`.
-    ApprovalTimeout,
-    /// The run's `resume` answers an interrupt whose `expiresAt` has passed.
-    InterruptExpired,
-    /// The server stopped while the run was in progress.
-    ServerRestarted,
-    /// The demo's pretend upstream service failed (the `error` scenario).
-    UpstreamUnavailable,
-    LlmUnauthorized,
-    LlmNotFound,
-    LlmRateLimited,
-    LlmBadRequest,
-    LlmHttpError,
-    LlmUnreachable,
-    LlmTimeout,
-    LlmStreamTruncated,
-    LlmStreamError,
-    LlmBadResponse,
-    LlmTooManyRounds,
-    ForeignUnreachable,
-    ForeignHttpError,
-    ForeignNotSse,
-    ForeignProtocolError,
-    ForeignStreamTruncated,
-    ForeignTimeout,
-    /// A foreign agent's `RUN_ERROR` without a code of its own.
-    ForeignRunError,
-    /// A foreign agent's own code, relayed unchanged.
-    Foreign(String),
-}
-
-impl RunErrorCode {
-    /// Every code of ours, for tables and tests.
-    pub const ALL: &'static [RunErrorCode] = &[
-        RunErrorCode::AgentProtocolError,
-        RunErrorCode::InternalError,
-        RunErrorCode::StorageFailed,
-        RunErrorCode::EventLimit,
-        RunErrorCode::StateLimit,
-        RunErrorCode::UpstreamLimit,
-        RunErrorCode::InvalidInput,
-        RunErrorCode::ApprovalTimeout,
-        RunErrorCode::InterruptExpired,
-        RunErrorCode::ServerRestarted,
-        RunErrorCode::UpstreamUnavailable,
-        RunErrorCode::LlmUnauthorized,
-        RunErrorCode::LlmNotFound,
-        RunErrorCode::LlmRateLimited,
-        RunErrorCode::LlmBadRequest,
-        RunErrorCode::LlmHttpError,
-        RunErrorCode::LlmUnreachable,
-        RunErrorCode::LlmTimeout,
-        RunErrorCode::LlmStreamTruncated,
-        RunErrorCode::LlmStreamError,
-        RunErrorCode::LlmBadResponse,
-        RunErrorCode::LlmTooManyRounds,
-        RunErrorCode::ForeignUnreachable,
-        RunErrorCode::ForeignHttpError,
-        RunErrorCode::ForeignNotSse,
-        RunErrorCode::ForeignProtocolError,
-        RunErrorCode::ForeignStreamTruncated,
-        RunErrorCode::ForeignTimeout,
-        RunErrorCode::ForeignRunError,
-    ];
-
-    /// The wire string.
-    pub fn as_str(&self) -> &str {
-        use RunErrorCode as C;
-        match self {
-            C::AgentProtocolError => "AGENT_PROTOCOL_ERROR",
-            C::InternalError => "INTERNAL_ERROR",
-            C::StorageFailed => "STORAGE_FAILED",
-            C::EventLimit => "EVENT_LIMIT",
-            C::StateLimit => crate::protocol::reduce::STATE_LIMIT,
-            C::UpstreamLimit => "UPSTREAM_LIMIT",
-            C::InvalidInput => "INVALID_INPUT",
-            C::ApprovalTimeout => "APPROVAL_TIMEOUT",
-            C::InterruptExpired => "INTERRUPT_EXPIRED",
-            C::ServerRestarted => "SERVER_RESTARTED",
-            C::UpstreamUnavailable => "UPSTREAM_UNAVAILABLE",
-            C::LlmUnauthorized => "LLM_UNAUTHORIZED",
-            C::LlmNotFound => "LLM_NOT_FOUND",
-            C::LlmRateLimited => "LLM_RATE_LIMITED",
-            C::LlmBadRequest => "LLM_BAD_REQUEST",
-            C::LlmHttpError => "LLM_HTTP_ERROR",
-            C::LlmUnreachable => "LLM_UNREACHABLE",
-            C::LlmTimeout => "LLM_TIMEOUT",
-            C::LlmStreamTruncated => "LLM_STREAM_TRUNCATED",
-            C::LlmStreamError => "LLM_STREAM_ERROR",
-            C::LlmBadResponse => "LLM_BAD_RESPONSE",
-            C::LlmTooManyRounds => "LLM_TOO_MANY_ROUNDS",
-            C::ForeignUnreachable => "FOREIGN_UNREACHABLE",
-            C::ForeignHttpError => "FOREIGN_HTTP_ERROR",
-            C::ForeignNotSse => "FOREIGN_NOT_SSE",
-            C::ForeignProtocolError => "FOREIGN_PROTOCOL_ERROR",
-            C::ForeignStreamTruncated => "FOREIGN_STREAM_TRUNCATED",
-            C::ForeignTimeout => "FOREIGN_TIMEOUT",
-            C::ForeignRunError => "FOREIGN_RUN_ERROR",
-            C::Foreign(code) => code,
-        }
-    }
-
-    /// A code as read from the wire: ours when it is one, else a foreign one.
-    pub fn from_wire(code: &str) -> Self {
-        Self::ALL
-            .iter()
-            .find(|c| c.as_str() == code)
-            .cloned()
-            .unwrap_or_else(|| RunErrorCode::Foreign(code.to_string()))
-    }
-}
-
-impl std::fmt::Display for RunErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for RunErrorCode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for RunErrorCode {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Self::from_wire(&String::deserialize(d)?))
-    }
-}
-
-#[cfg(test)]
-mod run_error_code_tests {
-    use super::RunErrorCode;
-
-    #[test]
-    fn every_code_reads_back_as_itself_and_strings_are_unique() {
-        let mut seen = std::collections::HashSet::new();
-        for c in RunErrorCode::ALL {
-            assert!(seen.insert(c.as_str()), "duplicate {c}");
-            // The wire form is SCREAMING_SNAKE_CASE, like every AG-UI code.
-            assert!(
-                c.as_str()
-                    .bytes()
-                    .all(|b| b.is_ascii_uppercase() || b == b'_'),
-                "{c} is sent as {:?}",
-                c.as_str()
-            );
-            assert_eq!(&RunErrorCode::from_wire(c.as_str()), c);
-            let json = serde_json::to_string(c).unwrap();
-            assert_eq!(serde_json::from_str::<RunErrorCode>(&json).unwrap(), *c);
-        }
-        assert_eq!(
-            RunErrorCode::from_wire("THEIR_OWN"),
-            RunErrorCode::Foreign("THEIR_OWN".into())
-        );
-    }
-}
