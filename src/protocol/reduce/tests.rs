@@ -876,3 +876,40 @@ fn hints_after_a_snapshot_are_placed_by_the_snapshot_count() {
         .collect();
     assert_eq!(placed, [("chart", 4), ("table", 5)]);
 }
+
+#[test]
+fn compact_frees_spare_room_and_keeps_the_conversation() {
+    let mut c = conv(json!([
+        {"type": "TEXT_MESSAGE_START", "messageId": "u", "role": "user"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "u", "delta": "approve?"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "u"},
+        {"type": "TOOL_CALL_START", "toolCallId": "t", "toolCallName": "request_approval", "parentMessageId": "a"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "t", "delta": "{}"},
+        {"type": "TOOL_CALL_END", "toolCallId": "t"},
+    ]));
+    let calls = |c: &Conversation| match c.messages.last() {
+        Some(Message::Assistant(a)) => a.tool_calls.clone().unwrap_or_default(),
+        _ => panic!("the last message is not the assistant's"),
+    };
+    let before = (serde_json::to_value(&c.messages).unwrap(), calls(&c).len());
+    assert!(c.messages.capacity() > c.messages.len(), "room to give back");
+    c.compact();
+    assert_eq!(c.messages.capacity(), c.messages.len());
+    let Some(Message::Assistant(a)) = c.messages.last() else {
+        panic!()
+    };
+    let own = a.tool_calls.as_ref().unwrap();
+    assert_eq!(own.capacity(), own.len());
+    assert_eq!((serde_json::to_value(&c.messages).unwrap(), calls(&c).len()), before);
+    c.assert_consistent();
+    // Still a conversation that takes events: the call's result and a new message.
+    feed(
+        &mut c,
+        json!([
+            {"type": "TOOL_CALL_RESULT", "messageId": "r", "toolCallId": "t", "content": "yes"},
+            {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        ]),
+    );
+    c.assert_consistent();
+    assert_eq!(ids(&c), ["u", "a", "r", "m"]);
+}

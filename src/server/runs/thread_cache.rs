@@ -261,6 +261,14 @@ impl ThreadCache {
         inner.shrink_if_sparse();
     }
 
+    /// Shrink a thread's conversation to what it holds ([`Conversation::compact`]): called as
+    /// its run starts waiting on a human.
+    pub fn compact(&self, thread_id: &str) {
+        if let Some(c) = self.inner.lock().threads.get_mut(thread_id) {
+            c.compact();
+        }
+    }
+
     /// Remember the size of a thread's conversation (measured when its run ended).
     pub fn record_size(&self, thread_id: &str, bytes: usize) {
         let mut inner = self.inner.lock();
