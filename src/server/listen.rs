@@ -133,7 +133,10 @@ async fn serve_one(
     watcher: Watcher,
     header_timeout: Duration,
 ) {
-    let Ok(Ok(h2)) = tokio::time::timeout(header_timeout, speaks_h2(&stream)).await else {
+    // Boxed, and dropped before the connection is served: inline, its timer and peek would
+    // make every open connection's task larger for as long as the connection lasts.
+    let sniffed = Box::pin(tokio::time::timeout(header_timeout, speaks_h2(&stream))).await;
+    let Ok(Ok(h2)) = sniffed else {
         return;
     };
     let io = TokioIo::new(stream);

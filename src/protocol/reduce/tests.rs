@@ -892,7 +892,10 @@ fn compact_frees_spare_room_and_keeps_the_conversation() {
         _ => panic!("the last message is not the assistant's"),
     };
     let before = (serde_json::to_value(&c.messages).unwrap(), calls(&c).len());
-    assert!(c.messages.capacity() > c.messages.len(), "room to give back");
+    assert!(
+        c.messages.capacity() > c.messages.len(),
+        "room to give back"
+    );
     c.compact();
     assert_eq!(c.messages.capacity(), c.messages.len());
     let Some(Message::Assistant(a)) = c.messages.last() else {
@@ -900,7 +903,10 @@ fn compact_frees_spare_room_and_keeps_the_conversation() {
     };
     let own = a.tool_calls.as_ref().unwrap();
     assert_eq!(own.capacity(), own.len());
-    assert_eq!((serde_json::to_value(&c.messages).unwrap(), calls(&c).len()), before);
+    assert_eq!(
+        (serde_json::to_value(&c.messages).unwrap(), calls(&c).len()),
+        before
+    );
     c.assert_consistent();
     // Still a conversation that takes events: the call's result and a new message.
     feed(
