@@ -142,9 +142,9 @@ pub(super) async fn drive(
     // The steps before and after the agent are boxed, so that this future holds only what
     // the agent's step needs: a future is as large as its largest step, and the task of a run
     // that waits (on an approval, on its LLM) would otherwise hold the room of the run's start
-    // and end — events, the conversation, the store's write — all along (`drive`'s future was 2,120
-    // bytes with them inline; the run's whole task is now a 768-byte allocation, as
-    // `tests/connection_memory.rs` counts a waiting run's heap).
+    // and end — events, the conversation, the store's write — all along. `drive`'s future was
+    // 2,120 bytes with them inline; the run's whole task is now a 768-byte allocation, as
+    // `tests/connection_memory.rs` counts a waiting run's heap.
     Box::pin(start(&mut ctx)).await;
     let outcome = AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind().await;
     let result = match outcome {
