@@ -184,6 +184,8 @@ test("runs and timeline: a summary per run, bars that open their events, a run f
   await inspector.getByText("Runs and timeline").click();
   const table = inspector.getByRole("table", { name: "Runs of this thread" });
   await table.waitFor();
+  // The table may appear before its rows are drawn: wait (bounded) for the second one.
+  await table.locator("tbody tr").nth(1).waitFor({ timeout: 10_000 });
   assert.equal(await table.locator("tbody tr").count(), 2);
   assert.match(await table.locator("tbody tr").first().textContent(), /finished/);
   // The run's duration: from its first event to its last, not zero.
