@@ -695,6 +695,54 @@ async fn hostile_slow_clients_cannot_exhaust_connections() {
     assert_healthy(&mut s, "after").await;
 }
 
+/// A burst of clients larger than the standard library's listen backlog (128) is queued by
+/// the kernel, not dropped: with the server stopped (SIGSTOP, so it accepts nothing), 600
+/// connection attempts all complete within 700 ms under the default `--listen-backlog`. With
+/// `--listen-backlog 128` most of them are dropped and would be retried a second later — the
+/// one-second `/healthz` the slow-clients test above once saw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_a_burst_of_clients_is_queued_not_dropped() {
+    /// Connection attempts to the stopped server at `pid` that completed within 700 ms.
+    async fn burst(addr: SocketAddr, pid: u32, n: usize) -> usize {
+        struct Resume(i32);
+        impl Drop for Resume {
+            fn drop(&mut self) {
+                unsafe { libc::kill(self.0, libc::SIGCONT) };
+            }
+        }
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        let _resume = Resume(pid as i32);
+        let tries: Vec<_> = (0..n)
+            .map(|_| {
+                tokio::spawn(async move {
+                    tokio::time::timeout(Duration::from_millis(700), TcpStream::connect(addr))
+                        .await
+                        .ok()
+                        .and_then(|r| r.ok())
+                })
+            })
+            .collect();
+        let mut held = Vec::new();
+        for t in tries {
+            held.extend(t.await.unwrap());
+        }
+        held.len()
+    }
+    let mut small = Studio::start(&["--listen-backlog", "128"]);
+    let with_small = burst(small.addr, small.child.id(), 600).await;
+    // (Not asked for /healthz: its own connection attempt may be among those dropped.)
+    drop(small);
+    let mut s = Studio::start(&[]);
+    let with_default = burst(s.addr, s.child.id(), 600).await;
+    eprintln!(
+        "hostile: 600 connections to a server that accepts nothing: {with_default} queued \
+         (default backlog), {with_small} with --listen-backlog 128"
+    );
+    assert!(with_small < 600, "the check can tell a short queue");
+    assert_eq!(with_default, 600);
+    assert_healthy(&mut s, "after a burst").await;
+}
+
 // ---- 6. cross-site and DNS rebinding ----
 
 /// The attack as reported: more slow connections (1,100) than the process has descriptors

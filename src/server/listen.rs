@@ -35,6 +35,27 @@ const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const PEEK_PAUSE: Duration = Duration::from_millis(2);
 const PEEK_PAUSE_MAX: Duration = Duration::from_millis(200);
 
+/// `--listen-backlog` by default. `TcpListener::bind` asks for 128 (the standard library's
+/// value): 700 clients connecting at once overflowed that queue while the accept loop caught
+/// up, and each dropped connection attempt cost its client a one-second retransmission (the
+/// kernel's `ListenOverflows` counter rose by one or two per burst; `tests/hostile.rs` saw
+/// `/healthz` take 1.007 s).
+pub const DEFAULT_BACKLOG: u32 = 4096;
+
+/// A listener on `addr` with room for `backlog` connections not yet accepted (at least 1).
+pub fn bind(addr: std::net::SocketAddr, backlog: u32) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As `TcpListener::bind` does: a restarted server may listen again at once.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(backlog.max(1))
+}
+
 /// How the accept loop bounds connections.
 #[derive(Debug, Clone)]
 pub struct ListenLimits {

@@ -117,7 +117,7 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let addr = args.addr.unwrap_or(state.leptos_options.site_addr);
-    let listener = match tokio::net::TcpListener::bind(addr).await {
+    let listener = match listen::bind(addr, args.listen_backlog) {
         Ok(l) => l,
         Err(e) => {
             tracing::error!("cannot listen on {addr}: {e}");

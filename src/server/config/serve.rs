@@ -276,6 +276,17 @@ pub struct ServeArgs {
     )]
     pub max_connections: usize,
 
+    /// Connections the kernel may queue for the server before it accepts them (the listen
+    /// backlog; Linux caps it at `net.core.somaxconn`). A burst of clients beyond it has its
+    /// connection attempts dropped and retried by the client a second later.
+    #[arg(
+        long,
+        env = "AGUI_LISTEN_BACKLOG",
+        default_value_t = crate::server::listen::DEFAULT_BACKLOG,
+        value_name = "N"
+    )]
+    pub listen_backlog: u32,
+
     /// Days to keep finished runs' events; older ones are deleted (threads' messages and state
     /// are kept). 0 keeps everything.
     #[arg(
