@@ -47,10 +47,11 @@ use writer::{writer, WriterConn};
 const QUEUE: usize = 3 * ops::BATCH / 4;
 
 /// The most events of one run sent to the store and not yet committed (or failed): a full queue
-/// plus the batch being committed, plus the one waiting to be queued. A run's in-memory log must
-/// hold at least this many (its readers read uncommitted events only from there, see
+/// plus the batch being committed, plus the one waiting to be queued. A run's in-memory log
+/// keeps every one of them (its readers read uncommitted events only from there, see
 /// `runs::LIVE_WINDOW`): a database that stalls must not make a reader miss events that will
-/// never be stored, or the run's end with them.
+/// never be stored, or the run's end with them. The bound is shared: all runs together have at
+/// most this many (and one each waiting to be queued).
 pub const MAX_UNCOMMITTED: usize = QUEUE + ops::BATCH + 1;
 
 /// The writer's page cache, in KiB (SQLite's `cache_size` takes a negative number as KiB; the

@@ -20,9 +20,11 @@ use crate::protocol::event::Event;
 use crate::server::store::Committed;
 
 /// How many of a live run's newest events stay in memory; a reader further behind reads the
-/// older ones from the database (without a database nothing is dropped).
+/// older ones from the database (without a database nothing is dropped). Events not yet
+/// committed always stay, even past the window: readers take those only from here, and the
+/// store bounds how many there are ([`crate::server::store::MAX_UNCOMMITTED`]), so a run holds
+/// at most the window plus that many.
 pub const LIVE_WINDOW: usize = 16 * 1024;
-const _: () = assert!(LIVE_WINDOW >= crate::server::store::MAX_UNCOMMITTED);
 /// Most events a reader takes at once.
 const READ_BATCH: usize = 256;
 
@@ -122,6 +124,18 @@ impl LogInner {
     }
 }
 
+impl LogInner {
+    /// Committed events past the newest [`LIVE_WINDOW`] leave memory; uncommitted ones stay.
+    fn drop_past_window(&mut self) {
+        while self.events.len() > LIVE_WINDOW
+            && self.events.front().is_some_and(|e| e.seq <= self.readable)
+        {
+            self.events.pop_front();
+            self.first += 1;
+        }
+    }
+}
+
 impl RunLog {
     /// A log whose events are readable as pushed (`persisted` false), or once committed (the
     /// database then also holds what the bounded window drops).
@@ -145,11 +159,8 @@ impl RunLog {
         let seq = logged.seq;
         inner.resting = false;
         inner.events.push_back(logged);
-        if inner.gated && inner.events.len() > LIVE_WINDOW {
-            inner.events.pop_front();
-            inner.first += 1;
-        }
         if inner.gated {
+            inner.drop_past_window();
             return;
         }
         inner.readable = seq;
@@ -202,6 +213,8 @@ impl Committed for RunLog {
         inner.readable = seq;
         if inner.resting {
             inner.drop_committed();
+        } else {
+            inner.drop_past_window();
         }
         drop(inner);
         self.notify.notify_waiters();
@@ -217,5 +230,53 @@ impl RunLog {
     /// Whether some of the run's events could not be stored.
     pub(super) fn has_failed(&self) -> bool {
         self.inner.lock().failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logged(seq: u64) -> Arc<Logged> {
+        Arc::new(Logged {
+            seq,
+            json: r#"{"type":"RAW","event":null}"#.into(),
+        })
+    }
+
+    /// Uncommitted events never leave memory, however many there are past the window (a
+    /// reader takes them only from here); once committed, all but the window's newest go, and
+    /// a reader is sent to the database for them.
+    #[test]
+    fn only_committed_events_leave_the_window() {
+        let log = RunLog::new(true);
+        let n = (LIVE_WINDOW * 3) as u64;
+        for seq in 1..=n {
+            log.push(logged(seq));
+        }
+        assert_eq!(log.held(), n as usize, "uncommitted events are all kept");
+        log.committed(LIVE_WINDOW as u64);
+        assert_eq!(log.held(), n as usize - LIVE_WINDOW, "the committed ones past the window go");
+        log.committed(n);
+        assert_eq!(log.held(), LIVE_WINDOW, "the newest window stays");
+        log.push(logged(n + 1));
+        assert_eq!(log.held(), LIVE_WINDOW, "the oldest committed one made room");
+        assert_eq!(log.last_seq(), n + 1, "the new uncommitted event is kept");
+        log.committed(n + 1);
+        assert_eq!(log.held(), LIVE_WINDOW);
+        let inner = log.inner.lock();
+        assert_eq!(inner.first, n + 2 - LIVE_WINDOW as u64);
+        assert_eq!(inner.events.front().map(|e| e.seq), Some(inner.first));
+    }
+
+    /// Without a database nothing is dropped (no reader could find it elsewhere).
+    #[test]
+    fn without_a_database_the_log_keeps_everything() {
+        let log = RunLog::new(false);
+        let n = (LIVE_WINDOW + 10) as u64;
+        for seq in 1..=n {
+            log.push(logged(seq));
+        }
+        assert_eq!(log.held(), n as usize);
     }
 }

@@ -69,6 +69,9 @@ impl WriterConn {
     }
 }
 
+/// The room for writes the writer keeps between batches.
+const KEEP: usize = 1024;
+
 /// The writer: applies writes in order, a queue's worth per transaction, urgent ones first.
 /// Hands its page cache back between transactions when `shrink` is raised. Ends once both
 /// channels are closed and drained.
@@ -80,7 +83,7 @@ pub(super) async fn writer(
     mut checkpoints: Option<Checkpoints>,
     shrink: Arc<AtomicBool>,
 ) {
-    let mut batch = Vec::with_capacity(BATCH);
+    let mut batch = Vec::new();
     let (mut queue_open, mut urgent_open) = (true, true);
     while queue_open || urgent_open {
         let first = tokio::select! {
@@ -140,6 +143,8 @@ pub(super) async fn writer(
         let result = conn.commit(&mut batch, &mut acks).await;
         // Ops after a failure were dropped unapplied (a dropped flush ack releases its waiter).
         batch.clear();
+        // A crowd's batch is megabytes of room: not kept once the crowd is gone.
+        batch.shrink_to(KEEP);
         match result {
             Ok(()) => {
                 for (done, seq) in marks {
