@@ -69,7 +69,8 @@ pub(super) const READER_CACHE_KIB: i64 = -2 * 1024;
 /// The pool's connections to a database file (an in-memory one has one connection).
 pub(super) const POOL_SIZE: u32 = 4;
 
-/// Starts of runs whose thread has nothing else queued: they go ahead of the queue.
+/// Starts of runs whose thread has nothing else queued, and the first events of started runs:
+/// they go ahead of the queue.
 const URGENT_QUEUE: usize = 1024;
 
 /// A run's start, ready to be written ([`Store::run_started`]).
@@ -296,6 +297,23 @@ impl Store {
             done,
         })
         .await;
+    }
+
+    /// Event number 1 of a run whose start is committed ([`Store::run_started`] returned): it
+    /// goes ahead of the queue, as that start did, so a new run's first event waits for the
+    /// next commit rather than for every queued event of the runs already streaming (a thousand
+    /// runs starting at once waited for several full batches). Nothing queued can come before it:
+    /// the run has no other event, and its start is already written.
+    pub async fn first_event(&self, run_id: Arc<str>, json: Arc<str>, done: Arc<dyn Committed>) {
+        let op = Op::Event {
+            run_id,
+            seq: 1,
+            json,
+            done: Some(done),
+        };
+        if self.urgent.send(op).await.is_err() {
+            tracing::error!("the database writer has stopped; a write was lost");
+        }
     }
 
     /// A run ended; `conv` is its thread's conversation now. Returns the size of what was

@@ -90,9 +90,14 @@ impl RunSink {
             // Waits when the disk is behind: the run goes at the pace its events are kept.
             // The log is told when the event is committed; only then do readers see it.
             let done: Arc<dyn Committed> = self.log.clone();
-            store
-                .event(self.run_id.clone(), self.seq, json, Some(done))
-                .await;
+            if self.seq == 1 {
+                // The run's start was committed before its task began (`start_for`).
+                store.first_event(self.run_id.clone(), json, done).await;
+            } else {
+                store
+                    .event(self.run_id.clone(), self.seq, json, Some(done))
+                    .await;
+            }
         }
         // A run streaming flat out lets the other tasks have a turn every few events (it would
         // otherwise run a whole scheduler budget of them): with a thousand runs streaming, a new

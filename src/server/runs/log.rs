@@ -256,11 +256,19 @@ mod tests {
         }
         assert_eq!(log.held(), n as usize, "uncommitted events are all kept");
         log.committed(LIVE_WINDOW as u64);
-        assert_eq!(log.held(), n as usize - LIVE_WINDOW, "the committed ones past the window go");
+        assert_eq!(
+            log.held(),
+            n as usize - LIVE_WINDOW,
+            "the committed ones past the window go"
+        );
         log.committed(n);
         assert_eq!(log.held(), LIVE_WINDOW, "the newest window stays");
         log.push(logged(n + 1));
-        assert_eq!(log.held(), LIVE_WINDOW, "the oldest committed one made room");
+        assert_eq!(
+            log.held(),
+            LIVE_WINDOW,
+            "the oldest committed one made room"
+        );
         assert_eq!(log.last_seq(), n + 1, "the new uncommitted event is kept");
         log.committed(n + 1);
         assert_eq!(log.held(), LIVE_WINDOW);

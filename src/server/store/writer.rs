@@ -69,6 +69,9 @@ impl WriterConn {
     }
 }
 
+/// Most writes in a transaction that holds urgent ones (runs starting wait for its commit).
+const URGENT_BATCH: usize = 4096;
+
 /// The room for writes the writer keeps between batches.
 const KEEP: usize = 1024;
 
@@ -86,26 +89,35 @@ pub(super) async fn writer(
     let mut batch = Vec::new();
     let (mut queue_open, mut urgent_open) = (true, true);
     while queue_open || urgent_open {
-        let first = tokio::select! {
+        let (first, mut urgent_taken) = tokio::select! {
             biased;
             op = urgent.recv(), if urgent_open => {
                 urgent_open = op.is_some();
-                op
+                (op, true)
             }
             op = rx.recv(), if queue_open => {
                 queue_open = op.is_some();
-                op
+                (op, false)
             }
         };
         let Some(first) = first else { continue };
         batch.push(first);
-        // Whatever else waits goes in the same transaction, urgent writes first.
-        for queue in [&mut urgent, &mut rx] {
-            while batch.len() < BATCH {
-                match queue.try_recv() {
-                    Ok(op) => batch.push(op),
-                    Err(_) => break,
+        // Whatever else waits goes in the same transaction, urgent writes first. A transaction
+        // with urgent writes takes fewer of the others: runs starting wait for its commit.
+        while batch.len() < BATCH {
+            match urgent.try_recv() {
+                Ok(op) => {
+                    batch.push(op);
+                    urgent_taken = true;
                 }
+                Err(_) => break,
+            }
+        }
+        let room = if urgent_taken { URGENT_BATCH } else { BATCH };
+        while batch.len() < room {
+            match rx.try_recv() {
+                Ok(op) => batch.push(op),
+                Err(_) => break,
             }
         }
         // The last event of each run in the batch, reported after the commit.
