@@ -51,7 +51,8 @@ const QUEUE: usize = 3 * ops::BATCH / 4;
 /// keeps every one of them (its readers read uncommitted events only from there, see
 /// `runs::LIVE_WINDOW`): a database that stalls must not make a reader miss events that will
 /// never be stored, or the run's end with them. The bound is shared: all runs together have at
-/// most this many (and one each waiting to be queued).
+/// most this many, plus one each waiting to be queued and the first events in the urgent queue
+/// ([`URGENT_QUEUE`]).
 pub const MAX_UNCOMMITTED: usize = QUEUE + ops::BATCH + 1;
 
 /// The writer's page cache, in KiB (SQLite's `cache_size` takes a negative number as KiB; the

@@ -114,20 +114,21 @@ impl LogInner {
     /// they do for events past the window. The room they took goes too.
     fn drop_committed(&mut self) {
         let before = self.events.len();
-        while self.events.front().is_some_and(|e| e.seq <= self.readable) {
-            self.events.pop_front();
-            self.first += 1;
-        }
+        self.drop_committed_beyond(0);
         if self.events.len() < before {
             self.events.shrink_to_fit();
         }
     }
-}
 
-impl LogInner {
     /// Committed events past the newest [`LIVE_WINDOW`] leave memory; uncommitted ones stay.
     fn drop_past_window(&mut self) {
-        while self.events.len() > LIVE_WINDOW
+        self.drop_committed_beyond(LIVE_WINDOW);
+    }
+
+    /// The oldest committed events leave until at most `keep` events are held (or none of
+    /// those left is committed).
+    fn drop_committed_beyond(&mut self, keep: usize) {
+        while self.events.len() > keep
             && self.events.front().is_some_and(|e| e.seq <= self.readable)
         {
             self.events.pop_front();
