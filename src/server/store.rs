@@ -29,6 +29,7 @@ mod interrupts;
 mod lock;
 mod memory;
 mod ops;
+mod owners;
 mod reads;
 mod recover;
 pub mod retention;
@@ -39,6 +40,8 @@ use in_flight::InFlight;
 use lock::lock_database;
 pub use ops::Committed;
 use ops::Op;
+use owners::OwnerLookups;
+pub use owners::Owners;
 pub use reads::title_of;
 use writer::{writer, WriterConn};
 
@@ -85,6 +88,8 @@ pub struct Store {
     /// The writer takes these before the queue (see [`Store::run_started`]).
     urgent: mpsc::Sender<Op>,
     in_flight: Arc<InFlight>,
+    /// New runs' owner checks, read together ([`Store::thread_and_run_owners`]).
+    owners: OwnerLookups,
     /// An in-memory database (`:memory:`).
     in_memory: bool,
     /// Raised to have the writer hand its page cache back (see [`Store::release_memory`]).
@@ -129,7 +134,11 @@ impl Store {
         .busy_timeout(Duration::from_secs(5))
         .foreign_keys(true);
         // An in-memory database lives as long as its one connection.
+        // No ping before each read: a local database's connection has nothing to lose in
+        // between, and sqlx pings it again as it goes back to the pool (each ping is a round
+        // trip to the connection's thread, which a thousand runs starting at once waited for).
         let pool = SqlitePoolOptions::new()
+            .test_before_acquire(false)
             .max_connections(if memory { 1 } else { POOL_SIZE })
             .min_connections(if memory { 1 } else { 0 })
             .idle_timeout(if memory {
@@ -183,6 +192,7 @@ impl Store {
             shrink.clone(),
         ));
         Ok(Store {
+            owners: OwnerLookups::start(pool.clone()),
             pool,
             tx,
             urgent,
@@ -256,27 +266,59 @@ impl Store {
     /// Record a run's start ([`Store::run_started_op`]). Returns once the run is committed, so
     /// that its events URL, handed to the client with the response headers, works even after a
     /// crash.
-    ///
-    /// When neither its thread nor its run id has a start or end queued, it goes ahead of the
-    /// queue (its commit then waits for no other run's events): nothing queued can touch the
-    /// rows it writes. Otherwise it goes in order, behind them.
     pub async fn run_started(&self, op: RunStartedOp) {
+        self.start_run(op, None).await;
+    }
+
+    /// [`Store::run_started`] with the run's first event (`RUN_STARTED`, number 1), committed
+    /// in the same transaction; `done` is told as for [`Store::event`]. A new run's first event
+    /// is thereby committed when its start is: the response can carry it with its headers,
+    /// rather than after the run's task has had its first turn and a second commit (with a
+    /// thousand runs streaming, each of those waited for every busy task to yield, or for a
+    /// batch of their events to commit).
+    pub async fn run_started_with_first(
+        &self,
+        op: RunStartedOp,
+        json: Arc<str>,
+        done: Arc<dyn Committed>,
+    ) {
+        self.start_run(op, Some((json, done))).await;
+    }
+
+    /// When neither its thread nor its run id has a start or end queued, a start goes ahead of
+    /// the queue (its commit then waits for no other run's events): nothing queued can touch the
+    /// rows it writes, and its first event has nothing before it. Otherwise it goes in order,
+    /// behind them.
+    async fn start_run(&self, op: RunStartedOp, first: Option<(Arc<str>, Arc<dyn Committed>)>) {
         let Op::RunStarted {
             thread_id, run_id, ..
         } = &op.0
         else {
             unreachable!("a RunStartedOp holds a start")
         };
-        if !self.in_flight.add(thread_id, run_id) {
-            self.send(op.0).await;
-            self.flush().await;
-            return;
-        }
+        let first = first.map(|(json, done)| Op::Event {
+            run_id: run_id.as_str().into(),
+            seq: 1,
+            json,
+            done: Some(done),
+        });
+        let urgent = self.in_flight.add(thread_id, run_id);
         let (ack, committed) = oneshot::channel();
-        for op in [op.0, Op::Flush(ack)] {
-            if self.urgent.send(op).await.is_err() {
-                tracing::error!("the database writer has stopped; a write was lost");
-                return;
+        let ops = [Some(op.0), first, Some(Op::Flush(ack))];
+        for op in ops.into_iter().flatten() {
+            if urgent {
+                if let Err(mpsc::error::SendError(op)) = self.urgent.send(op).await {
+                    tracing::error!("the database writer has stopped; a write was lost");
+                    if let Op::Event {
+                        done: Some(done), ..
+                    } = op
+                    {
+                        done.failed();
+                    }
+                    return;
+                }
+            } else {
+                self.send(op).await;
             }
         }
         let _ = committed.await;
@@ -298,23 +340,6 @@ impl Store {
             done,
         })
         .await;
-    }
-
-    /// Event number 1 of a run whose start is committed ([`Store::run_started`] returned): it
-    /// goes ahead of the queue, as that start did, so a new run's first event waits for the
-    /// next commit rather than for every queued event of the runs already streaming (a thousand
-    /// runs starting at once waited for several full batches). Nothing queued can come before it:
-    /// the run has no other event, and its start is already written.
-    pub async fn first_event(&self, run_id: Arc<str>, json: Arc<str>, done: Arc<dyn Committed>) {
-        let op = Op::Event {
-            run_id,
-            seq: 1,
-            json,
-            done: Some(done),
-        };
-        if self.urgent.send(op).await.is_err() {
-            tracing::error!("the database writer has stopped; a write was lost");
-        }
     }
 
     /// A run ended; `conv` is its thread's conversation now. Returns the size of what was

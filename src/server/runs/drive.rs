@@ -16,7 +16,7 @@ use crate::protocol::event::{Event, EventKind};
 use crate::protocol::types::{RunOutcome, PROTOCOL_VERSION};
 use crate::server::accounts::User;
 use crate::server::clock::now_ms;
-use crate::server::store::{Committed, Store};
+use crate::server::store::{Committed, RunStartedOp, Store};
 use crate::wire::{RunErrorCode, RunState};
 
 /// How many events a run sends between two turns it gives the other tasks. 64 rather than 16
@@ -43,6 +43,8 @@ pub struct RunSink {
     /// A side run ([`RunAgentInput::is_proxied_mcp_request`]): its events go to its reader
     /// only — not to the thread, its observers or the store.
     pub(super) side: bool,
+    /// The run's start, not yet written: it is committed with the first event.
+    pub(super) start: Option<RunStartedOp>,
 }
 
 impl EventSink for RunSink {
@@ -90,9 +92,9 @@ impl RunSink {
             // Waits when the disk is behind: the run goes at the pace its events are kept.
             // The log is told when the event is committed; only then do readers see it.
             let done: Arc<dyn Committed> = self.log.clone();
-            if self.seq == 1 {
-                // The run's start was committed before its task began (`start_for`).
-                store.first_event(self.run_id.clone(), json, done).await;
+            if let Some(start) = self.start.take() {
+                // The first event: committed with the run's start (`start_for` waits for it).
+                store.run_started_with_first(start, json, done).await;
             } else {
                 store
                     .event(self.run_id.clone(), self.seq, json, Some(done))
@@ -134,9 +136,9 @@ impl RunSink {
     }
 }
 
-/// Drive one run: `RUN_STARTED`, the agent, then exactly one terminal event with everything
-/// closed — whatever the agent did, including panicking. Once it is stored, the thread's
-/// conversation is written with the run's end.
+/// Drive one run whose `RUN_STARTED` was sent ([`start`]): the agent, then exactly one terminal
+/// event with everything closed — whatever the agent did, including panicking. Once it is
+/// stored, the thread's conversation is written with the run's end.
 pub(super) async fn drive(
     agent: Arc<dyn Agent>,
     mut ctx: Box<RunContext>,
@@ -144,13 +146,12 @@ pub(super) async fn drive(
     threads: Arc<ThreadCache>,
     store: Option<Store>,
 ) {
-    // The steps before and after the agent are boxed, so that this future holds only what
-    // the agent's step needs: a future is as large as its largest step, and the task of a run
-    // that waits (on an approval, on its LLM) would otherwise hold the room of the run's start
-    // and end — events, the conversation, the store's write — all along. `drive`'s future was
-    // 2,120 bytes with them inline; the run's whole task is now a 768-byte allocation, as
+    // The step after the agent is boxed, so that this future holds only what the agent's step
+    // needs: a future is as large as its largest step, and the task of a run that waits (on an
+    // approval, on its LLM) would otherwise hold the room of the run's end — events, the
+    // conversation, the store's write — all along. `drive`'s future was 2,120 bytes with its
+    // start and end inline; the run's whole task is now a 768-byte allocation, as
     // `tests/connection_memory.rs` counts a waiting run's heap.
-    Box::pin(start(&mut ctx)).await;
     let outcome = AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind().await;
     let result = match outcome {
         Ok(r) => r,
@@ -162,8 +163,9 @@ pub(super) async fn drive(
     Box::pin(end(result, ctx, log, threads, store)).await;
 }
 
-/// A run's `RUN_STARTED`.
-async fn start(ctx: &mut RunContext) {
+/// A run's `RUN_STARTED`, before its task begins: with a database, committed together with
+/// the run's start ([`RunSink::start`]), so the response's first write can carry it.
+pub(super) async fn start(ctx: &mut RunContext) {
     let started = Event::from(EventKind::RunStarted {
         thread_id: ctx.input.thread_id.clone(),
         run_id: ctx.input.run_id.clone(),

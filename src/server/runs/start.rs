@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::admit::{blocking, not_your_thread};
 use super::context::{Agent, RunContext, RunSettings, ToolAnswers};
-use super::drive::{drive, RunSink};
+use super::drive::{drive, start, RunSink};
 use super::log::{RunLog, RunReader};
 use super::registry::ActiveRun;
 use super::retry::replaced_run;
@@ -142,21 +142,10 @@ impl Runs {
             flushed: false,
             told_failure: false,
         };
-        let sink = RunSink {
-            log: log.clone(),
-            threads: self.threads.clone(),
-            hub: self.hub.clone(),
-            store: store.clone(),
-            thread_id: input.thread_id.as_str().into(),
-            run_id: input.run_id.as_str().into(),
-            owner: owner.clone(),
-            seq: 0,
-            chunks: ChunkExpander::new(),
-            side,
-        };
         let agent_id = agent.info().id;
         let (threads, limits, with_store) =
             (self.threads.clone(), self.limits.clone(), store.is_some());
+        let sink_owner = owner.clone();
         let (input, started) = blocking(move || {
             if side {
                 return (input, None);
@@ -169,20 +158,33 @@ impl Runs {
             (input, started)
         })
         .await?;
-        if let (Some(store), Some(op)) = (&store, started) {
-            store.run_started(op).await;
-        }
+        let sink = RunSink {
+            log: log.clone(),
+            threads: self.threads.clone(),
+            hub: self.hub.clone(),
+            store: store.clone(),
+            thread_id: input.thread_id.as_str().into(),
+            run_id: input.run_id.as_str().into(),
+            owner: sink_owner,
+            seq: 0,
+            chunks: ChunkExpander::new(),
+            side,
+            start: started,
+        };
         let answers: Arc<dyn ToolAnswers> = self.clone();
         let run_id = input.run_id.clone();
         // Boxed: a future keeps the room of what it captured even once that has moved on, so
         // the run's task would hold the context twice (here and in `drive`).
-        let ctx = Box::new(RunContext::new(
+        let mut ctx = Box::new(RunContext::new(
             input,
             settings,
             cancel.clone(),
             Box::new(sink),
             answers,
         ));
+        // The run and its first event are committed before the response goes out: its events
+        // URL works even after a crash, and the response's first write carries RUN_STARTED.
+        Box::pin(start(&mut ctx)).await;
         let this = self.clone();
         tokio::spawn(async move {
             drive(agent, ctx, log, this.threads.clone(), store).await;
@@ -202,22 +204,35 @@ impl Runs {
         input: &RunAgentInput,
         owner: &User,
     ) -> Result<Option<String>, ApiError> {
-        let thread = self.thread_owner(&input.thread_id).await;
-        if thread.as_ref().is_some_and(|o| !owner.is(o)) {
-            return Err(not_your_thread(&input.thread_id));
-        }
-        // A run in progress is refused by the registry; a stored one is looked up once.
-        let stored_run = match (self.registry.owner(&input.run_id), &self.store) {
-            (Some(o), _) => Some((o.name().to_string(), None)),
-            (None, Some(store)) => {
-                store.flush_run(&input.run_id).await;
-                store
-                    .run_owner_and_thread(&input.run_id)
-                    .await?
-                    .map(|(o, t)| (o, Some(t)))
+        let (thread_id, run_id) = (&input.thread_id, &input.run_id);
+        // A thread in memory and a run in progress are known; what is not is read from the
+        // database, the thread's owner and the run id's use in one read (with a thousand runs
+        // starting at once, each read waited its turn for a pooled connection).
+        let known_thread = self.threads.owner(thread_id).map(|o| o.name().to_string());
+        let running = self
+            .registry
+            .owner(run_id)
+            .map(|o| (o.name().to_string(), None));
+        let (thread, stored_run) = match (&self.store, known_thread, running) {
+            (Some(store), thread, run) if thread.is_none() || run.is_none() => {
+                if thread.is_none() {
+                    store.flush_thread(thread_id).await;
+                }
+                if run.is_none() {
+                    store.flush_run(run_id).await;
+                }
+                let (stored_thread, stored_run) =
+                    store.thread_and_run_owners(thread_id, run_id).await?;
+                (
+                    thread.or(stored_thread),
+                    run.or(stored_run.map(|(o, t)| (o, Some(t)))),
+                )
             }
-            (None, None) => None,
+            (_, thread, run) => (thread, run),
         };
+        if thread.as_ref().is_some_and(|o| !owner.is(o)) {
+            return Err(not_your_thread(thread_id));
+        }
         if let Some((run_owner, run_thread)) = stored_run {
             if !owner.is(&run_owner) {
                 return Err(ApiError::Conflict(format!(

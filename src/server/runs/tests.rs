@@ -531,3 +531,43 @@ async fn a_waiting_run_keeps_no_committed_events_in_memory() {
     );
     assert_eq!(started.events.position(), second.position());
 }
+
+/// A started run's `RUN_STARTED` is committed with its start, before `start` returns: the
+/// response's first write can carry it, before the run's task has had a turn (this runtime has
+/// one thread, so the task has not run), and both are in the database.
+#[tokio::test]
+async fn a_run_starts_with_its_first_event_committed() {
+    let dir = std::env::temp_dir().join(format!("agui-first-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("studio.db");
+    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let runs = Runs::with_store(store.clone());
+    let input = input_for("chat");
+    let run_id = input.run_id.clone();
+    let mut started = runs
+        .start(Arc::new(DemoAgent), input, settings())
+        .await
+        .unwrap();
+    let first = started
+        .events
+        .ready()
+        .expect("RUN_STARTED is ready at once");
+    assert_eq!(first.seq, 1);
+    assert!(
+        matches!(first.event().kind, EventKind::RunStarted { .. }),
+        "{:?}",
+        first.event()
+    );
+    let stored = store.events_after(&run_id, 0, 10).await.unwrap();
+    assert_eq!(
+        stored.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+        [1],
+        "only RUN_STARTED is stored yet: {stored:?}"
+    );
+    assert!(store.run_owner(&run_id).await.unwrap().is_some());
+    while started.events.next().await.is_some() {}
+    settle(&runs).await;
+    drop((runs, store));
+    let _ = std::fs::remove_dir_all(&dir);
+}

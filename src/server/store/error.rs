@@ -30,6 +30,9 @@ pub enum StoreError {
     /// A query failed.
     #[error("database error: {0}")]
     Query(#[from] sqlx::Error),
+    /// A read answered for several callers at once failed (see `owners`).
+    #[error("database error: {0}")]
+    Read(String),
     /// A stored row is not what this server writes.
     #[error("damaged database row: {0}")]
     Corrupt(String),

@@ -3,7 +3,7 @@
 use serde_json::Value;
 use sqlx::Row;
 
-use super::{edits, event_rows, Store, StoreError, StoredEvents};
+use super::{edits, event_rows, Owners, Store, StoreError, StoredEvents};
 use crate::protocol::types::{Message, RunAgentInput};
 use crate::wire::{run_events_url, RunState, RunSummary, ThreadSummary, ThreadView};
 
@@ -69,17 +69,14 @@ impl Store {
             .await?)
     }
 
-    /// A stored run's owner and thread (None: no such run), in one lookup.
-    pub async fn run_owner_and_thread(
+    /// A thread's owner and a run's owner and thread ([`Owners`]), in one read shared with the
+    /// other runs starting meanwhile: what a new run's checks need (see `Runs::check_owner`).
+    pub async fn thread_and_run_owners(
         &self,
+        thread_id: &str,
         run_id: &str,
-    ) -> Result<Option<(String, String)>, StoreError> {
-        Ok(
-            sqlx::query_as("SELECT owner, thread_id FROM runs WHERE id = ?")
-                .bind(run_id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+    ) -> Result<Owners, StoreError> {
+        self.owners.lookup(thread_id, run_id).await
     }
 
     /// One thread as stored (its messages and state as of its last run start or end).
