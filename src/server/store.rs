@@ -204,16 +204,23 @@ impl Store {
     }
 
     async fn send(&self, op: Op) {
-        if let Err(mpsc::error::SendError(op)) = self.tx.send(op).await {
-            tracing::error!("the database writer has stopped; a write was lost");
-            // Nothing will be committed any more: the run's clients are told it failed.
-            if let Op::Event {
-                done: Some(done), ..
-            } = op
-            {
-                done.failed();
-            }
+        Self::send_on(&self.tx, op).await;
+    }
+
+    /// Queue `op` on `queue`; false when the writer has stopped.
+    async fn send_on(queue: &mpsc::Sender<Op>, op: Op) -> bool {
+        let Err(mpsc::error::SendError(op)) = queue.send(op).await else {
+            return true;
+        };
+        tracing::error!("the database writer has stopped; a write was lost");
+        // Nothing will be committed any more: the run's clients are told it failed.
+        if let Op::Event {
+            done: Some(done), ..
+        } = op
+        {
+            done.failed();
         }
+        false
     }
 
     /// Wait until every write sent so far is committed.
@@ -305,20 +312,10 @@ impl Store {
         let urgent = self.in_flight.add(thread_id, run_id);
         let (ack, committed) = oneshot::channel();
         let ops = [Some(op.0), first, Some(Op::Flush(ack))];
+        let queue = if urgent { &self.urgent } else { &self.tx };
         for op in ops.into_iter().flatten() {
-            if urgent {
-                if let Err(mpsc::error::SendError(op)) = self.urgent.send(op).await {
-                    tracing::error!("the database writer has stopped; a write was lost");
-                    if let Op::Event {
-                        done: Some(done), ..
-                    } = op
-                    {
-                        done.failed();
-                    }
-                    return;
-                }
-            } else {
-                self.send(op).await;
+            if !Self::send_on(queue, op).await {
+                return;
             }
         }
         let _ = committed.await;
