@@ -43,8 +43,10 @@ pub struct RunSink {
     /// A side run ([`RunAgentInput::is_proxied_mcp_request`]): its events go to its reader
     /// only — not to the thread, its observers or the store.
     pub(super) side: bool,
-    /// The run's start, not yet written: it is committed with the first event.
-    pub(super) start: Option<RunStartedOp>,
+    /// The run's start, not yet written: it is committed with the first event. Boxed: the sink
+    /// lives as long as the run, the start only until its first event (a waiting run would
+    /// keep the room of its fields).
+    pub(super) start: Option<Box<RunStartedOp>>,
 }
 
 impl EventSink for RunSink {
@@ -94,7 +96,7 @@ impl RunSink {
             let done: Arc<dyn Committed> = self.log.clone();
             if let Some(start) = self.start.take() {
                 // The first event: committed with the run's start (`start_for` waits for it).
-                store.run_started_with_first(start, json, done).await;
+                store.run_started_with_first(*start, json, done).await;
             } else {
                 store
                     .event(self.run_id.clone(), self.seq, json, Some(done))

@@ -169,7 +169,7 @@ impl Runs {
             seq: 0,
             chunks: ChunkExpander::new(),
             side,
-            start: started,
+            start: started.map(Box::new),
         };
         let answers: Arc<dyn ToolAnswers> = self.clone();
         let run_id = input.run_id.clone();
