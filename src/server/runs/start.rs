@@ -5,6 +5,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use tokio_util::sync::CancellationToken;
 
 use super::admit::{blocking, not_your_thread};
@@ -12,8 +16,8 @@ use super::context::{Agent, RunContext, RunSettings, ToolAnswers};
 use super::drive::{drive, start, RunSink};
 use super::log::{RunLog, RunReader};
 use super::registry::ActiveRun;
-use super::retry::replaced_run;
-use super::thread_cache::merge_history;
+use super::retry::{replaced_run, Replaced};
+use super::thread_cache::{merge_history, History};
 use super::{resume, side, Runs, StartedRun};
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::compat::parse_version;
@@ -142,58 +146,89 @@ impl Runs {
             flushed: false,
             told_failure: false,
         };
-        let agent_id = agent.info().id;
+        // From here the run is registered. A request abandoned halfway (its client hung up
+        // while the run started) must not leave the run registered with no task to end it, its
+        // thread busy and its slot taken for good: what is left of the start then finishes in
+        // a task of its own, and the run, which nobody reads, is cancelled.
+        let begin = Begin {
+            agent,
+            input,
+            settings,
+            owner,
+            history,
+            replaced,
+            side,
+            store,
+            log,
+            cancel: cancel.clone(),
+        };
+        FinishIfAbandoned::new(Box::pin(self.clone().begin(begin)), cancel.clone()).await?;
+        Ok(StartedRun {
+            events: reader,
+            cancel,
+        })
+    }
+
+    /// The rest of a registered run's start ([`Runs::start_for`]): the thread's conversation,
+    /// the run's `RUN_STARTED` committed with its start, then its task.
+    async fn begin(self: Arc<Self>, b: Begin) -> Result<(), ApiError> {
+        let run_id = b.input.run_id.clone();
+        let agent_id = b.agent.info().id;
         let (threads, limits, with_store) =
-            (self.threads.clone(), self.limits.clone(), store.is_some());
-        let sink_owner = owner.clone();
-        let (input, started) = blocking(move || {
+            (self.threads.clone(), self.limits.clone(), b.store.is_some());
+        let (side, owner) = (b.side, b.owner.clone());
+        let (input, history, replaced) = (b.input, b.history, b.replaced);
+        let begun = blocking(move || {
             if side {
                 return (input, None);
             }
             let replaced = replaced.as_ref().map(|r| (r.run_id.as_str(), &r.produced));
             let messages = threads.begin(&input, &owner, history, replaced, &limits, now_ms());
-            let started = with_store.then(|| {
+            let op = with_store.then(|| {
                 Store::run_started_op(&input, &messages, &agent_id, owner.name(), now_ms())
             });
-            (input, started)
+            (input, op)
         })
-        .await?;
+        .await;
+        let (input, op) = match begun {
+            Ok(begun) => begun,
+            Err(e) => {
+                self.end(&run_id);
+                return Err(e);
+            }
+        };
         let sink = RunSink {
-            log: log.clone(),
+            log: b.log.clone(),
             threads: self.threads.clone(),
             hub: self.hub.clone(),
-            store: store.clone(),
+            store: b.store.clone(),
             thread_id: input.thread_id.as_str().into(),
             run_id: input.run_id.as_str().into(),
-            owner: sink_owner,
+            owner: b.owner,
             seq: 0,
             chunks: ChunkExpander::new(),
             side,
-            start: started.map(Box::new),
+            start: op.map(Box::new),
         };
         let answers: Arc<dyn ToolAnswers> = self.clone();
-        let run_id = input.run_id.clone();
         // Boxed: a future keeps the room of what it captured even once that has moved on, so
         // the run's task would hold the context twice (here and in `drive`).
         let mut ctx = Box::new(RunContext::new(
             input,
-            settings,
-            cancel.clone(),
+            b.settings,
+            b.cancel.clone(),
             Box::new(sink),
             answers,
         ));
-        // The run and its first event are committed before the response goes out: its events
+        // The run and its first event are committed before the client is answered: its events
         // URL works even after a crash, and the response's first write carries RUN_STARTED.
         Box::pin(start(&mut ctx)).await;
-        let this = self.clone();
+        let (agent, log, store) = (b.agent, b.log, b.store);
         tokio::spawn(async move {
-            drive(agent, ctx, log, this.threads.clone(), store).await;
-            this.end(&run_id);
+            drive(agent, ctx, log, self.threads.clone(), store).await;
+            self.end(&run_id);
         });
-        Ok(StartedRun {
-            events: reader,
-            cancel,
-        })
+        Ok(())
     }
 
     /// Refuse a run on another user's thread (404), reusing another user's run id (409), or
@@ -248,5 +283,70 @@ impl Runs {
             }
         }
         Ok(thread)
+    }
+}
+
+/// What the rest of a registered run's start needs ([`Runs::begin`]).
+struct Begin {
+    agent: Arc<dyn Agent>,
+    input: RunAgentInput,
+    settings: RunSettings,
+    owner: User,
+    history: Option<History>,
+    replaced: Option<Replaced>,
+    side: bool,
+    store: Option<Store>,
+    log: Arc<RunLog>,
+    cancel: CancellationToken,
+}
+
+/// A start's remaining steps, awaited by its request: dropped before they end (the request was
+/// abandoned), they are cancelled and finish in a task of their own instead of stopping
+/// halfway. Awaited to the end, no task is spawned (a thousand runs starting at once each
+/// paid for that hop when every start went through a task).
+struct FinishIfAbandoned {
+    steps: Option<Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>>,
+    cancel: CancellationToken,
+}
+
+impl FinishIfAbandoned {
+    fn new(
+        steps: Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>,
+        cancel: CancellationToken,
+    ) -> Self {
+        FinishIfAbandoned {
+            steps: Some(steps),
+            cancel,
+        }
+    }
+}
+
+impl Future for FinishIfAbandoned {
+    type Output = Result<(), ApiError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(steps) = self.steps.as_mut() else {
+            return Poll::Ready(Err(ApiError::Internal(
+                "a start polled after its end".into(),
+            )));
+        };
+        let done = std::task::ready!(steps.as_mut().poll(cx));
+        self.steps = None;
+        Poll::Ready(done)
+    }
+}
+
+impl Drop for FinishIfAbandoned {
+    fn drop(&mut self) {
+        let Some(steps) = self.steps.take() else {
+            return;
+        };
+        self.cancel.cancel();
+        // Outside a runtime (it is shutting down) there is nothing left to finish for.
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let _ = steps.await;
+            });
+        }
     }
 }

@@ -571,3 +571,35 @@ async fn a_run_starts_with_its_first_event_committed() {
     drop((runs, store));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A request dropped while its run starts (its client hung up) leaves no run registered: the
+/// start goes on, is cancelled, and the run ends; its thread takes a new run after it.
+#[tokio::test]
+async fn a_start_abandoned_halfway_leaves_no_run_behind() {
+    use std::task::Poll;
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store);
+    let mut request =
+        Box::pin(runs.start(Arc::new(DemoAgent), run_on("tz", "rz1", "chat"), settings()));
+    // Polled until the run is registered, then dropped with its start under way.
+    let mut registered = false;
+    for _ in 0..10_000 {
+        if let Poll::Ready(r) = futures::poll!(&mut request) {
+            panic!(
+                "the start ended before it could be abandoned: {:?}",
+                r.err()
+            );
+        }
+        if runs.active_count() > 0 {
+            registered = true;
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(registered, "the run was never registered");
+    drop(request);
+    settle(&runs).await;
+    let (_, p) = run_input(&runs, run_on("tz", "rz2", "chat"), settings()).await;
+    settle(&runs).await;
+    assert!(!p.conversation.messages.is_empty());
+}
