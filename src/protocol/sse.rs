@@ -8,7 +8,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 mod encode;
-pub use encode::{encode_comment, encode_data, encode_event, encode_retry, KEEP_ALIVE};
+pub use encode::{
+    encode_comment, encode_data, encode_event, encode_retry, push_numbered_event, KEEP_ALIVE,
+};
 
 /// Position of the first CR or LF.
 ///

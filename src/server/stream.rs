@@ -28,6 +28,8 @@ pub use accept::{negotiate, Transport};
 
 /// How many already-waiting events go into one write.
 const BATCH: usize = 64;
+/// Most bytes a write reserves ahead for the events waiting after its first.
+const MAX_RESERVE: usize = 64 * 1024;
 
 /// An SSE response streaming what `reader` yields. `encode` turns an event (with its number in
 /// the run) into SSE text (None skips it). Dropping the response before the run ended cancels
@@ -42,22 +44,35 @@ where
     F: FnMut(&Frame) -> Option<String> + Send + 'static,
 {
     let mut encode = encode;
-    let body = body(
-        reader,
-        cancel,
-        keep_alive,
-        Some(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())),
-        move |f| Encoded::Bytes(encode(f).map(String::into_bytes)),
-    );
+    sse_writing(reader, cancel, keep_alive, move |f, out| {
+        if let Some(text) = encode(f) {
+            out.extend_from_slice(text.as_bytes());
+        }
+        Encoded::More
+    })
+}
+
+/// [`sse_response`] with an encoder that appends each event's bytes to the write.
+fn sse_writing<F>(
+    reader: RunReader,
+    cancel: Option<CancellationToken>,
+    keep_alive: Duration,
+    encode: F,
+) -> Response
+where
+    F: FnMut(&Frame, &mut Vec<u8>) -> Encoded + Send + 'static,
+{
+    let keep_alive_bytes = Some(Bytes::from_static(sse::KEEP_ALIVE.as_bytes()));
+    let body = body(reader, cancel, keep_alive, keep_alive_bytes, encode);
     event_stream(Body::from_stream(body))
 }
 
-/// What an encoder made of one event.
+/// What an encoder did with one event, having appended its bytes (if any) to the write.
 enum Encoded {
-    /// The bytes to send (None skips the event).
-    Bytes(Option<Vec<u8>>),
-    /// The last bytes to send: the event cannot travel, the stream ends after these.
-    Last(Vec<u8>),
+    /// Go on.
+    More,
+    /// The event cannot travel: the stream ends after these bytes.
+    Last,
 }
 
 /// A run's events as the request's `Accept` asks: the canonical SSE encoding, or protobuf.
@@ -68,7 +83,10 @@ pub fn event_response(
     transport: Transport,
 ) -> Response {
     match transport {
-        Transport::Sse => sse_response(reader, cancel, keep_alive, agui_frame),
+        Transport::Sse => sse_writing(reader, cancel, keep_alive, |f, out| {
+            agui_frame(f, out);
+            Encoded::More
+        }),
         // No keep-alive: the binding has no comment frame (an empty frame is an event with no
         // type, which a client rejects).
         Transport::Proto => with_type(
@@ -80,9 +98,12 @@ pub fn event_response(
 
 /// One event as a protobuf frame. An event the binding cannot carry (open JSON nested past
 /// [`proto::MAX_JSON_DEPTH`]) ends the stream with a `RUN_ERROR` saying so.
-fn proto_frame(frame: &Frame) -> Encoded {
+fn proto_frame(frame: &Frame, out: &mut Vec<u8>) -> Encoded {
     match proto::encode_event(frame.event()) {
-        Ok(bytes) => Encoded::Bytes(Some(bytes)),
+        Ok(bytes) => {
+            out.extend_from_slice(&bytes);
+            Encoded::More
+        }
         Err(e) => {
             tracing::warn!(seq = frame.seq, "event not sent over protobuf: {e}");
             let end = crate::protocol::Event::from(crate::protocol::EventKind::RunError {
@@ -93,7 +114,8 @@ fn proto_frame(frame: &Frame) -> Encoded {
                 code: Some(RunErrorCode::InternalError.to_string()),
                 usage: None,
             });
-            Encoded::Last(proto::encode_event(&end).unwrap_or_default())
+            out.extend_from_slice(&proto::encode_event(&end).unwrap_or_default());
+            Encoded::Last
         }
     }
 }
@@ -108,7 +130,7 @@ fn body<F>(
     encode: F,
 ) -> Chunks
 where
-    F: FnMut(&Frame) -> Encoded + Send + 'static,
+    F: FnMut(&Frame, &mut Vec<u8>) -> Encoded + Send + 'static,
 {
     let state = (Some(reader), cancel.map(|c| c.drop_guard()), encode);
     let body = futures::stream::unfold(state, move |(rx, mut guard, mut enc)| {
@@ -124,18 +146,18 @@ where
                         let mut taken = 0;
                         let mut last = false;
                         while let Some(frame) = next.take() {
-                            match enc(&frame) {
-                                Encoded::Bytes(Some(b)) => out.extend_from_slice(&b),
-                                Encoded::Bytes(None) => {}
-                                Encoded::Last(b) => {
-                                    out.extend_from_slice(&b);
-                                    last = true;
-                                    break;
-                                }
+                            if let Encoded::Last = enc(&frame, &mut out) {
+                                last = true;
+                                break;
                             }
                             taken += 1;
                             if taken < BATCH {
                                 next = rx.ready();
+                                if taken == 1 && next.is_some() {
+                                    // More are waiting: room for a batch of frames like the
+                                    // first, instead of growing the write a doubling at a time.
+                                    out.reserve((out.len() * (BATCH - 1)).min(MAX_RESERVE));
+                                }
                             }
                         }
                         if last {
@@ -183,10 +205,13 @@ fn with_type(body: Body, content_type: &'static str) -> Response {
     resp
 }
 
-/// The canonical AG-UI encoding: `id: <n>` and `data: <event JSON>`.
-pub fn agui_frame(frame: &Frame) -> Option<String> {
+/// The canonical AG-UI encoding, appended to `out`: `id: <n>` and `data: <event JSON>`.
+pub fn agui_frame(frame: &Frame, out: &mut Vec<u8>) {
     // Number 0 is an event the server made up without storing it (a run whose events could
     // not be stored ends so): it carries no id, so a client's Last-Event-ID stays on a stored one.
-    let id = (frame.seq > 0).then(|| frame.seq.to_string());
-    Some(sse::encode_event(&frame.json(), id.as_deref(), None))
+    if frame.seq > 0 {
+        sse::push_numbered_event(out, &frame.json(), frame.seq);
+    } else {
+        out.extend_from_slice(sse::encode_event(&frame.json(), None, None).as_bytes());
+    }
 }

@@ -36,6 +36,20 @@ pub fn encode_event(json: &str, id: Option<&str>, event: Option<&str>) -> String
     out
 }
 
+/// Appends `id: {id}` and `data: {json}` to `out`, as [`encode_event`] frames them with a
+/// numeric id, without a string of its own (a server's streams write every event so).
+pub fn push_numbered_event(out: &mut Vec<u8>, json: &str, id: u64) {
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    out.push(b'\n');
+    for_each_line(json, |line| {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    });
+    out.push(b'\n');
+}
+
 /// Frames a comment, e.g. a keep-alive; clients ignore it. Multi-line text stays a comment on
 /// every line.
 pub fn encode_comment(text: &str) -> String {

@@ -61,6 +61,25 @@ fn encoders_frame_as_documented() {
 }
 
 #[test]
+fn a_numbered_event_appended_is_framed_as_encode_event_frames_it() {
+    let mut out = b"before".to_vec();
+    for (json, id) in [
+        ("{}", 1),
+        (r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"x"}"#, 7_041),
+        ("a\nb\r\nc\rd", u64::MAX),
+        ("", 0),
+    ] {
+        let start = out.len();
+        push_numbered_event(&mut out, json, id);
+        assert_eq!(
+            std::str::from_utf8(&out[start..]).unwrap(),
+            encode_event(json, Some(&id.to_string()), None)
+        );
+    }
+    assert!(out.starts_with(b"before"));
+}
+
+#[test]
 fn line_end_styles() {
     for stream in [
         "data: a\n\ndata: b\n\n",

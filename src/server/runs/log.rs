@@ -60,25 +60,29 @@ impl Logged {
 }
 
 /// An event as a reader hands it out: as logged, or downgraded for an older peer.
+///
+/// 40 bytes: the decoded and downgraded events are boxed. A frame is made and moved for every
+/// event every reader takes; with an [`Event`] inline twice it was 776 bytes, copied at each
+/// move, for the SSE readers that never decode (test `a_frame_is_small`).
 pub struct Frame {
     pub seq: u64,
     logged: Arc<Logged>,
     /// The event downgraded for an older peer, and its JSON for that peer.
-    downgraded: Option<(Event, String)>,
+    downgraded: Option<Box<(Event, String)>>,
     /// The event decoded from its JSON, once asked for.
-    decoded: OnceLock<Event>,
+    decoded: OnceLock<Box<Event>>,
 }
 
 impl Frame {
     pub fn event(&self) -> &Event {
-        match &self.downgraded {
+        match self.downgraded.as_deref() {
             Some((e, _)) => e,
-            None => self.decoded.get_or_init(|| self.logged.decode()),
+            None => self.decoded.get_or_init(|| Box::new(self.logged.decode())),
         }
     }
 
     pub fn json(&self) -> std::borrow::Cow<'_, str> {
-        match &self.downgraded {
+        match self.downgraded.as_deref() {
             Some((_, json)) => json.as_str().into(),
             None => (&*self.logged.json).into(),
         }
@@ -288,4 +292,14 @@ mod tests {
         }
         assert_eq!(log.held(), n as usize);
     }
+}
+
+#[cfg(test)]
+#[test]
+fn a_frame_is_small() {
+    assert!(
+        std::mem::size_of::<Frame>() <= 48,
+        "{}",
+        std::mem::size_of::<Frame>()
+    );
 }

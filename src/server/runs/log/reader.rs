@@ -84,7 +84,7 @@ impl RunReader {
             Some(v) if v < V1_1 => {
                 let event = downgrade_event(logged.decode(), v)?;
                 let json = event_json_for(&event, v);
-                Some((event, json))
+                Some(Box::new((event, json)))
             }
             _ => None,
         };
