@@ -23,8 +23,12 @@ use crate::server::runs::Observed;
 
 /// How many already-waiting events go into one write of the observer stream.
 const BATCH: usize = 64;
-/// The initial capacity of one write of the observer stream.
+/// The least capacity of one write of the observer stream.
 const OUT_CAPACITY: usize = 4096;
+/// Bytes reserved per event waiting when a write begins (an event's frame is about 150):
+/// room for the whole batch at once. Grown a doubling at a time from 4 KB, a batch of 64
+/// frames was copied twice more (4 and 8 KB) on its way to 16 KB, for every observer.
+const FRAME_ROOM: usize = 192;
 
 /// One observer: its hub subscription and what it has delivered so far.
 struct Observer<S> {
@@ -40,6 +44,8 @@ struct Observer<S> {
     connected: bool,
     /// Only this user's runs are delivered (None: every run).
     owner: Option<User>,
+    /// The room a write reserves at its first frame: for the events waiting when it began.
+    room: usize,
 }
 
 /// The observer stream's body over a hub subscription. `snapshot(thread)` must return the
@@ -99,6 +105,7 @@ where
         open_runs: HashMap::new(),
         connected: false,
         owner,
+        room: OUT_CAPACITY,
     };
     let mut start = Some(start);
     futures::stream::unfold(observer, move |mut o| {
@@ -130,7 +137,9 @@ where
                     return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
                 }
                 let mut out = String::new();
-                match tokio::time::timeout_at(deadline, o.rx.recv()).await {
+                let next = tokio::time::timeout_at(deadline, o.rx.recv()).await;
+                o.room = (1 + o.rx.len().min(BATCH - 1)) * FRAME_ROOM;
+                match next {
                     Err(_) => {
                         return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
                     }
@@ -183,8 +192,12 @@ where
         }
         let frame = ev.frame();
         if out.capacity() == 0 {
-            // Room for a few dozen frames at once: a batch rarely grows it.
-            out.reserve(OUT_CAPACITY.max(frame.len()));
+            // Room for the events waiting: a batch rarely grows it.
+            out.reserve(
+                self.room
+                    .clamp(OUT_CAPACITY, BATCH * FRAME_ROOM)
+                    .max(frame.len()),
+            );
         }
         out.push_str(frame);
     }
