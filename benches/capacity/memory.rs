@@ -40,6 +40,9 @@ pub struct Observers {
     /// From the POST of the run to the last observer seeing its RUN_FINISHED, and the median.
     pub fanout: Duration,
     pub fanout_p50: Duration,
+    /// The server's CPU time (user + system) from the POST to the last observer's end: a
+    /// figure that moves less than the wall time with what else the machine does.
+    pub fanout_cpu: Duration,
     /// Observers that received fewer than the run's events (an observer that fell behind gets
     /// a resync comment and snapshots instead).
     pub short: usize,
@@ -126,8 +129,10 @@ pub async fn observers(addr: SocketAddr, server: &Proc, n: usize, fanout_n: usiz
     out.rss.during = server.rss();
 
     let t0 = Instant::now();
+    let cpu0 = server.cpu();
     let run = tokio::spawn(one(addr, Agent::Demo, fanout_n));
     wait_for(&done, n, "observers that saw the run finish", &tasks).await;
+    out.fanout_cpu = server.cpu().saturating_sub(cpu0);
     let run = run.await.expect("the fanned-out run");
     assert!(run.finished, "the fanned-out run did not finish");
     out.run_events = run.events;

@@ -52,6 +52,25 @@ impl Proc {
     }
 }
 
+impl Proc {
+    /// CPU time the process has used, user and system (`/proc/PID/stat`, in clock ticks of
+    /// 10 ms).
+    pub fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .unwrap_or_else(|e| panic!("{} (pid {}) is gone: {e}", self.name, self.pid()));
+        // The fields after the command's name, which is in parentheses and may hold spaces:
+        // utime and stime are the 14th and 15th fields, the 12th and 13th after it.
+        let rest = &stat[stat.rfind(')').expect("(comm) in /proc/PID/stat") + 1..];
+        let ticks: u64 = rest
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .map(|f| f.parse::<u64>().expect("utime and stime"))
+            .sum();
+        Duration::from_millis(ticks * 10)
+    }
+}
+
 impl Drop for Proc {
     fn drop(&mut self) {
         let _ = self.child.kill();

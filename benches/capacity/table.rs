@@ -85,7 +85,8 @@ fn rss_row(r: &Rss, wait: Duration) -> String {
 pub fn observers(o: &Observers) -> String {
     format!(
         "connected in {:.1} s; RSS {} ({:.0} KB each), {} after the fan-out; fan-out of {} events: \
-         last observer {}, median {}; {} observers got fewer events than the run ({} resyncs)",
+         last observer {}, median {}, the server's CPU {}; {} observers got fewer events than \
+         the run ({} resyncs)",
         o.connect.as_secs_f64(),
         rss(&o.rss),
         o.rss.during.saturating_sub(o.rss.before) as f64
@@ -95,6 +96,7 @@ pub fn observers(o: &Observers) -> String {
         o.run_events,
         ms(o.fanout),
         ms(o.fanout_p50),
+        ms(o.fanout_cpu),
         o.short,
         o.resyncs,
     )

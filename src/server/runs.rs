@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::compat::Version;
@@ -21,7 +21,6 @@ use crate::server::error::ApiError;
 use crate::server::limits::Limits;
 use crate::server::store::Store;
 use context::ToolAnswers;
-use observers::ObserverHub;
 pub use registry::ThreadHold;
 use registry::{Capacity, Registry};
 use thread_cache::{conversation_of, stored_history, History, ThreadCache};
@@ -46,7 +45,9 @@ mod waits;
 pub use drive::RunSink;
 pub use join::Joined;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
-pub use observers::{Observed, ObserverSlot, HUB_CAPACITY, RESYNC_THREADS};
+pub use observers::{
+    Observed, ObserverHub, ObserverSlot, Subscription, Taken, HUB_CAPACITY, RESYNC_THREADS,
+};
 
 /// With a database, how many threads without a run in progress keep their conversation in
 /// memory (the most recently run); the others are read back from the database when needed.
@@ -292,20 +293,14 @@ impl Runs {
     }
 
     /// Subscribe to every event of every run.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Observed>> {
+    pub fn subscribe(&self) -> Subscription {
         self.hub.subscribe()
     }
 
-    /// Subscribe for an observer that last saw event `last`: the events after it that the hub
-    /// still holds, then the live ones — or None for the events when `last` is older than what
-    /// is held (or from another process), and the observer must be resynchronised.
-    pub fn subscribe_after(
-        &self,
-        last: u64,
-    ) -> (
-        broadcast::Receiver<Arc<Observed>>,
-        Option<Vec<Arc<Observed>>>,
-    ) {
+    /// Subscribe for an observer that last saw event `last`: with true, the subscription goes
+    /// on after it (the hub still holds every event since); with false, `last` is older than
+    /// what is held (or from another process), and the observer must be resynchronised.
+    pub fn subscribe_after(&self, last: u64) -> (Subscription, bool) {
         self.threads.locked(|| self.hub.subscribe_after(last))
     }
 

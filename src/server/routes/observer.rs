@@ -3,10 +3,11 @@
 //! control endpoints a UI built on that stream needs: send a message (starts a run in the
 //! background), answer a waiting tool call, abort runs.
 //!
-//! The observer stream is fed by the runs' hub, a bounded broadcast channel that runs never
-//! wait for. An observer that falls more than the hub's capacity behind gets a comment saying
-//! how many events it missed, then snapshots that bring it back in line, then live events again:
-//! it never slows a run and never loses events silently.
+//! The observer stream is fed by the runs' hub, a bounded window of the newest events that
+//! runs never wait for and every observer reads from where it left off. An observer that falls
+//! more than the hub's capacity behind gets a comment saying how many events it missed, then
+//! snapshots that bring it back in line, then live events again: it never slows a run and
+//! never loses events silently.
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -76,8 +77,8 @@ async fn stream(
     let (rx, start) = match last {
         None => (state.runs.subscribe(), Start::Live),
         Some(last) => match state.runs.subscribe_after(last) {
-            (rx, Some(backlog)) => (rx, Start::Replay(backlog)),
-            (rx, None) => (rx, Start::Resync),
+            (rx, true) => (rx, Start::Live),
+            (rx, false) => (rx, Start::Resync),
         },
     };
     let runs = state.runs.clone();

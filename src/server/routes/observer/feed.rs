@@ -4,13 +4,11 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::Stream;
 use serde_json::{Map, Value};
-use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use tokio::time::Instant;
 
 use crate::protocol::event::{Event, EventKind};
@@ -19,7 +17,7 @@ use crate::protocol::sse;
 use crate::protocol::types::PROTOCOL_VERSION;
 use crate::server::accounts::User;
 use crate::server::clock::now_ms;
-use crate::server::runs::Observed;
+use crate::server::runs::{Observed, Subscription, Taken};
 
 /// How many already-waiting events go into one write of the observer stream.
 const BATCH: usize = 64;
@@ -32,7 +30,13 @@ const FRAME_ROOM: usize = 192;
 
 /// One observer: its hub subscription and what it has delivered so far.
 struct Observer<S> {
-    rx: broadcast::Receiver<Arc<Observed>>,
+    sub: Subscription,
+    view: View<S>,
+    connected: bool,
+}
+
+/// What an observer shows and has shown.
+struct View<S> {
     thread: Option<String>,
     keep_alive: Duration,
     snapshot: S,
@@ -41,7 +45,6 @@ struct Observer<S> {
     /// Runs whose `RUN_STARTED` this observer delivered and whose terminal event it has not:
     /// run id → thread id.
     open_runs: HashMap<String, String>,
-    connected: bool,
     /// Only this user's runs are delivered (None: every run).
     owner: Option<User>,
     /// The room a write reserves at its first frame: for the events waiting when it began.
@@ -52,17 +55,18 @@ struct Observer<S> {
 /// sequence number of the last event sent to the hub and the conversations (of that thread, or
 /// of all threads) reflecting exactly the events up to it ([`Runs::observer_snapshot`]).
 ///
-/// On `Lagged(n)` it writes `: resync after <n> missed events`, then per thread (the filtered
-/// one, or every thread): `RUN_STARTED` if a run is in progress whose start the observer has not
-/// seen, `MESSAGES_SNAPSHOT` (every message, activities included), `STATE_SNAPSHOT`, and the
-/// terminal event of a run it saw start whose end fell in the gap. These carry `id: <S>` (the
-/// sequence number the snapshot reflects) and `metadata: {"threadId", "resync": true}`. Live
-/// events numbered up to S are then skipped (the snapshot has them), so nothing is applied
-/// twice. Dropping the stream (client gone) drops the subscription; no task is left behind.
+/// When it fell behind what the hub holds it writes `: resync after <n> missed events`, then per
+/// thread (the filtered one, or every thread): `RUN_STARTED` if a run is in progress whose
+/// start the observer has not seen, `MESSAGES_SNAPSHOT` (every message, activities included),
+/// `STATE_SNAPSHOT`, and the terminal event of a run it saw start whose end fell in the gap.
+/// These carry `id: <S>` (the sequence number the snapshot reflects) and `metadata:
+/// {"threadId", "resync": true}`. Live events numbered up to S are then skipped (the snapshot
+/// has them), so nothing is applied twice. Dropping the stream (client gone) drops the
+/// subscription; no task is left behind. The stream ends when the hub is gone.
 ///
 /// [`Runs::observer_snapshot`]: crate::server::runs::Runs::observer_snapshot
 pub fn observer_stream<S>(
-    rx: broadcast::Receiver<Arc<Observed>>,
+    sub: Subscription,
     thread: Option<String>,
     keep_alive: Duration,
     snapshot: S,
@@ -70,15 +74,14 @@ pub fn observer_stream<S>(
 where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
 {
-    observer_stream_from(rx, thread, keep_alive, snapshot, Start::Live, None)
+    observer_stream_from(sub, thread, keep_alive, snapshot, Start::Live, None)
 }
 
 /// How an observer stream begins.
 pub enum Start {
-    /// With the next live event.
+    /// With the events after the subscription's place (the live ones, or those after the
+    /// client's `Last-Event-ID`).
     Live,
-    /// With these events (those after the client's `Last-Event-ID`), then the live ones.
-    Replay(Vec<Arc<Observed>>),
     /// With a resync (snapshots): the client's `Last-Event-ID` is older than what is held.
     Resync,
 }
@@ -86,7 +89,7 @@ pub enum Start {
 /// [`observer_stream`] for a client resuming with `Last-Event-ID` ([`Start`]), showing only
 /// `owner`'s runs (`snapshot` must then show only theirs too).
 pub fn observer_stream_from<S>(
-    rx: broadcast::Receiver<Arc<Observed>>,
+    sub: Subscription,
     thread: Option<String>,
     keep_alive: Duration,
     snapshot: S,
@@ -97,15 +100,17 @@ where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>) + Send + 'static,
 {
     let observer = Observer {
-        rx,
-        thread,
-        keep_alive,
-        snapshot,
-        skip_upto: 0,
-        open_runs: HashMap::new(),
+        sub,
+        view: View {
+            thread,
+            keep_alive,
+            snapshot,
+            skip_upto: 0,
+            open_runs: HashMap::new(),
+            owner,
+            room: OUT_CAPACITY,
+        },
         connected: false,
-        owner,
-        room: OUT_CAPACITY,
     };
     let mut start = Some(start);
     futures::stream::unfold(observer, move |mut o| {
@@ -114,22 +119,13 @@ where
             if !o.connected {
                 o.connected = true;
                 let mut out = sse::encode_comment("connected");
-                match start {
-                    Some(Start::Replay(backlog)) => {
-                        for ev in &backlog {
-                            o.deliver(ev, &mut out);
-                        }
-                        // Live events already in the backlog are not sent twice.
-                        if let Some(last) = backlog.last() {
-                            o.skip_upto = o.skip_upto.max(last.seq);
-                        }
-                    }
-                    Some(Start::Resync) => o.resync(0, &mut out),
-                    _ => {}
+                if let Some(Start::Resync) = start {
+                    o.view.resync(0, &mut out);
+                    o.sub.skip_to(o.view.skip_upto);
                 }
                 return Some((Ok(Bytes::from(out)), o));
             }
-            let deadline = Instant::now() + o.keep_alive;
+            let deadline = Instant::now() + o.view.keep_alive;
             loop {
                 // Checked first too: a filtered observer may see a flood of other threads' events
                 // and still owes its client a keep-alive.
@@ -137,32 +133,38 @@ where
                     return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
                 }
                 let mut out = String::new();
-                let next = tokio::time::timeout_at(deadline, o.rx.recv()).await;
-                o.room = (1 + o.rx.len().min(BATCH - 1)) * FRAME_ROOM;
-                match next {
-                    Err(_) => {
-                        return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
-                    }
-                    Ok(Err(RecvError::Closed)) => return None,
-                    Ok(Err(RecvError::Lagged(n))) => o.resync(n, &mut out),
-                    Ok(Ok(ev)) => o.deliver(&ev, &mut out),
-                }
-                for _ in 1..BATCH {
-                    match o.rx.try_recv() {
-                        Ok(ev) => o.deliver(&ev, &mut out),
-                        Err(TryRecvError::Lagged(n)) => o.resync(n, &mut out),
-                        Err(_) => break,
+                o.view.room = (o.sub.behind().clamp(1, BATCH as u64) as usize) * FRAME_ROOM;
+                // One write: a resync if it fell behind, then the events that follow, BATCH at
+                // most, all read under the hub's lock (delivering only copies their frames).
+                let mut taken = 0;
+                while taken < BATCH {
+                    match o.sub.take(BATCH - taken, |ev| o.view.deliver(ev, &mut out)) {
+                        Taken::Closed => return None,
+                        Taken::Lagged(n) => {
+                            o.view.resync(n, &mut out);
+                            o.sub.skip_to(o.view.skip_upto);
+                            // Counted as one event: a run outpacing this observer cannot keep it
+                            // resynchronising without a write.
+                            taken += 1;
+                        }
+                        Taken::Events(0) => break,
+                        Taken::Events(n) => taken += n,
                     }
                 }
                 if !out.is_empty() {
                     return Some((Ok(Bytes::from(out)), o));
+                }
+                if taken == 0 {
+                    // Until something is published, the keep-alive's deadline, or the hub's end
+                    // (the next take says which).
+                    o.sub.wait(deadline).await;
                 }
             }
         }
     })
 }
 
-impl<S> Observer<S>
+impl<S> View<S>
 where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>),
 {

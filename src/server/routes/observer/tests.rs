@@ -5,34 +5,39 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::Stream;
-use tokio::sync::broadcast;
 
 use super::*;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::RunStatus;
 use crate::protocol::sse;
 use crate::protocol::sse::{Decoder, SseFrame};
-use crate::server::runs::Observed;
+use crate::server::runs::ObserverHub;
 use futures::StreamExt;
 
-fn observed(seq: u64, thread: &str, run: &str, kind: EventKind) -> Arc<Observed> {
-    Arc::new(Observed::new(
-        seq,
-        thread.into(),
-        run.into(),
-        &crate::server::accounts::User::anonymous(),
-        Event::from(kind).to_json().into(),
-    ))
+/// A hub holding `capacity` events, numbering from 1.
+fn hub(capacity: usize) -> Arc<ObserverHub> {
+    Arc::new(ObserverHub::with_capacity(0, capacity))
 }
 
-fn delta(seq: u64, thread: &str) -> Arc<Observed> {
+/// Publish one event of `run` on `thread`: it is numbered the hub's next.
+fn observed(hub: &ObserverHub, thread: &str, run: &str, kind: EventKind) {
+    hub.publish(
+        &thread.into(),
+        &run.into(),
+        &crate::server::accounts::User::anonymous(),
+        Event::from(kind).to_json().into(),
+    );
+}
+
+fn delta(hub: &ObserverHub, thread: &str) {
+    let n = hub.seq() + 1;
     observed(
-        seq,
+        hub,
         thread,
         "r1",
         EventKind::TextMessageContent {
             message_id: "m1".into(),
-            delta: format!("{seq} "),
+            delta: format!("{n} "),
         },
     )
 }
@@ -68,7 +73,7 @@ fn conv_with(run: RunStatus) -> Conversation {
 
 #[tokio::test]
 async fn lagging_observer_gets_snapshots_then_live_events() {
-    let (tx, rx) = broadcast::channel(4);
+    let tx = hub(4);
     let snap = |t: Option<&str>| {
         assert_eq!(t, Some("t1"));
         (
@@ -82,15 +87,15 @@ async fn lagging_observer_gets_snapshots_then_live_events() {
         )
     };
     let mut body = Box::pin(observer_stream(
-        rx,
+        tx.subscribe(),
         Some("t1".into()),
         Duration::from_secs(60),
         snap,
     ));
     assert_eq!(read_chunks(&mut body, 1).await, ": connected\n\n");
     // The run started, the observer saw it…
-    tx.send(observed(
-        1,
+    observed(
+        &tx,
         "t1",
         "r1",
         EventKind::RunStarted {
@@ -100,14 +105,13 @@ async fn lagging_observer_gets_snapshots_then_live_events() {
             input: None,
             protocol_version: None,
         },
-    ))
-    .unwrap();
+    );
     let first = frames(&read_chunks(&mut body, 1).await);
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].id.as_deref(), Some("1"));
-    // …then 9 more events overflow the 4-slot channel before it reads again.
-    for seq in 2..=10 {
-        tx.send(delta(seq, "t1")).unwrap();
+    // …then 9 more events overflow the 4-event window before it reads again.
+    for _ in 2..=10 {
+        delta(&tx, "t1");
     }
     let text = read_chunks(&mut body, 1).await;
     assert!(
@@ -136,14 +140,14 @@ async fn lagging_observer_gets_snapshots_then_live_events() {
     assert_eq!(state["snapshot"], json!({"step": 3}));
     assert_eq!(state["metadata"], json!({"threadId": "t1", "resync": true}));
     // And it goes on live.
-    tx.send(delta(11, "t1")).unwrap();
+    delta(&tx, "t1");
     let next = frames(&read_chunks(&mut body, 1).await);
     assert_eq!(next[0].id.as_deref(), Some("11"));
 }
 
 #[tokio::test]
 async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was() {
-    let (tx, rx) = broadcast::channel(2);
+    let tx = hub(2);
     let snap = |t: Option<&str>| {
         assert_eq!(t, None);
         let mut a = conv_with(RunStatus::Finished {
@@ -160,10 +164,15 @@ async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was(
         });
         (20, vec![("ta".to_string(), a), ("tb".to_string(), b)])
     };
-    let mut body = Box::pin(observer_stream(rx, None, Duration::from_secs(60), snap));
+    let mut body = Box::pin(observer_stream(
+        tx.subscribe(),
+        None,
+        Duration::from_secs(60),
+        snap,
+    ));
     read_chunks(&mut body, 1).await;
-    tx.send(observed(
-        1,
+    observed(
+        &tx,
         "ta",
         "ra",
         EventKind::RunStarted {
@@ -173,16 +182,15 @@ async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was(
             input: None,
             protocol_version: None,
         },
-    ))
-    .unwrap();
+    );
     read_chunks(&mut body, 1).await;
-    for seq in 2..=19 {
-        tx.send(delta(seq, "ta")).unwrap();
+    for _ in 2..=20 {
+        delta(&tx, "ta");
     }
     // rb's RUN_STARTED is numbered after the snapshot (begin_thread ran before publish):
     // the resync announced it already, so the live copy is dropped.
-    tx.send(observed(
-        21,
+    observed(
+        &tx,
         "tb",
         "rb",
         EventKind::RunStarted {
@@ -192,9 +200,8 @@ async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was(
             input: None,
             protocol_version: None,
         },
-    ))
-    .unwrap();
-    tx.send(delta(22, "tb")).unwrap();
+    );
+    delta(&tx, "tb");
     let text = read_chunks(&mut body, 1).await;
     let events: Vec<Value> = frames(&text)
         .iter()
@@ -222,21 +229,21 @@ async fn resync_closes_a_run_whose_end_was_missed_and_opens_one_whose_start_was(
 
 #[tokio::test]
 async fn idle_observer_gets_keep_alives_and_filter_applies() {
-    let (tx, rx) = broadcast::channel(16);
+    let tx = hub(16);
     let mut body = Box::pin(observer_stream(
-        rx,
+        tx.subscribe(),
         Some("mine".into()),
         Duration::from_millis(200),
         |_: Option<&str>| (0, Vec::new()),
     ));
     read_chunks(&mut body, 1).await;
-    tx.send(delta(1, "other")).unwrap();
-    tx.send(delta(2, "mine")).unwrap();
+    delta(&tx, "other");
+    delta(&tx, "mine");
     let text = read_chunks(&mut body, 1).await;
     assert_eq!(frames(&text).len(), 1);
     assert_eq!(frames(&text)[0].id.as_deref(), Some("2"));
     assert_eq!(read_chunks(&mut body, 1).await, sse::KEEP_ALIVE);
     drop(tx);
-    // The hub closed: the stream ends.
+    // The hub is gone: the stream ends.
     assert!(body.next().await.is_none());
 }
