@@ -37,7 +37,10 @@ fn a_subscriber_takes_what_follows_its_place_in_batches() {
     publish(&hub, 5);
     assert_eq!(sub.behind(), 5);
     let mut got = Vec::new();
-    assert!(matches!(sub.take(2, |ev| got.push(ev.seq)), Taken::Events(2)));
+    assert!(matches!(
+        sub.take(2, |ev| got.push(ev.seq)),
+        Taken::Events(2)
+    ));
     assert_eq!(got, [104, 105]);
     assert_eq!(drain(&mut sub), (vec![106, 107, 108], vec![]));
     assert_eq!(sub.behind(), 0);
@@ -170,7 +173,11 @@ async fn concurrent_observers_see_every_event_once_in_order_or_the_gap_counted()
             .await
             .expect("the observer finished in time")
             .unwrap();
-        assert_eq!(seen + missed, EVENTS, "observer {i}: {seen} seen, {missed} missed");
+        assert_eq!(
+            seen + missed,
+            EVENTS,
+            "observer {i}: {seen} seen, {missed} missed"
+        );
     }
     assert_eq!(hub.receivers(), 0);
 }
