@@ -212,8 +212,10 @@ impl ObserverHub {
         }
     }
 
-    /// Every event from now on.
+    /// Every event from now on: those numbered after the last one in the window (an event is
+    /// numbered and put in the window under the window's lock, so none falls between).
     pub fn subscribe(self: &Arc<Self>) -> Subscription {
+        let _window = self.window.read();
         self.subscription(self.seq())
     }
 
@@ -242,9 +244,8 @@ impl ObserverHub {
     /// hub in order. Never blocks on an observer: a run does not wait for its observers (a full
     /// window drops the oldest; lagging observers resynchronise).
     pub fn publish(&self, thread_id: &Arc<str>, run_id: &Arc<str>, owner: &User, json: Arc<str>) {
-        let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
-        let observed = Arc::new(Observed::new(
-            seq,
+        let mut observed = Arc::new(Observed::new(
+            0,
             thread_id.clone(),
             run_id.clone(),
             owner,
@@ -252,6 +253,10 @@ impl ObserverHub {
         ));
         let dropped = {
             let mut window = self.window.write();
+            // Numbered under the lock: a subscriber reading the number sees the window hold
+            // every event up to it.
+            Arc::get_mut(&mut observed).expect("not shared yet").seq =
+                self.seq.fetch_add(1, Ordering::Relaxed) + 1;
             let dropped = (window.len() >= self.capacity)
                 .then(|| window.pop_front())
                 .flatten();
