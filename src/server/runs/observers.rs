@@ -64,8 +64,9 @@ impl Observed {
 /// Open observer streams per user.
 type Counts = Arc<Mutex<HashMap<String, usize>>>;
 
-/// The hub's newest events, numbered without a gap: the front is the oldest still held.
-type Window = VecDeque<Arc<Observed>>;
+/// The hub's newest events, numbered without a gap: the front is the oldest still held. Read
+/// only under the lock, so held by value (no reference per event).
+type Window = VecDeque<Observed>;
 
 /// Every observer reads the same window of the newest events, each from where it left off, a
 /// batch at a time under one read lock: an event costs an observer no receive of its own, no
@@ -244,19 +245,12 @@ impl ObserverHub {
     /// hub in order. Never blocks on an observer: a run does not wait for its observers (a full
     /// window drops the oldest; lagging observers resynchronise).
     pub fn publish(&self, thread_id: &Arc<str>, run_id: &Arc<str>, owner: &User, json: Arc<str>) {
-        let mut observed = Arc::new(Observed::new(
-            0,
-            thread_id.clone(),
-            run_id.clone(),
-            owner,
-            json,
-        ));
+        let mut observed = Observed::new(0, thread_id.clone(), run_id.clone(), owner, json);
         let dropped = {
             let mut window = self.window.write();
             // Numbered under the lock: a subscriber reading the number sees the window hold
             // every event up to it.
-            Arc::get_mut(&mut observed).expect("not shared yet").seq =
-                self.seq.fetch_add(1, Ordering::Relaxed) + 1;
+            observed.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
             let dropped = (window.len() >= self.capacity)
                 .then(|| window.pop_front())
                 .flatten();
