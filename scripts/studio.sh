@@ -149,11 +149,19 @@ test_all() {
 # BENCH_ONLY=capacity runs the capacity benchmark and the browser pipeline's comparison alone
 # (CAPACITY_QUICK=1: small sizes, ~1 min for the first).
 bench() {
+  # cargo-leptos compiles the release binary with `--cfg erase_components` (Cargo.toml's
+  # `always-erase-components`); the benchmarks get the same flag so that they reuse the
+  # dependencies it compiled: without it every dependency is compiled again for `cargo bench`
+  # (24 minutes on 2 cores), and again for the next release build. With it: 8 minutes (the
+  # dev-dependencies' features), and the next release build compiles this crate alone.
+  # Given to `cargo bench` only (cargo-leptos adds the flag itself), after any RUSTFLAGS of
+  # the environment as cargo-leptos puts it.
+  local flags="${RUSTFLAGS:+$RUSTFLAGS }--cfg erase_components"
   if [ "${BENCH_ONLY:-}" != capacity ]; then
     say "protocol pipeline benchmark: encode, decode + reduce (release)"
-    cargo bench --bench pipeline
+    RUSTFLAGS="$flags" cargo bench --bench pipeline
     say "server benchmark: the long scenario drained over loopback (release)"
-    cargo bench --features ssr --bench server
+    RUSTFLAGS="$flags" cargo bench --features ssr --bench server
   fi
   # The release binary and the site (the capacity benchmark reads target/site/pkg's sizes);
   # setup also makes the Python venv with the official SDK agent.
@@ -165,7 +173,7 @@ bench() {
   # benchmark runs a copy of the release binary, which is put back afterwards.
   local bin="$ROOT/target/release/agui-studio"
   cp -p "$bin" "$bin.site"
-  AGUI_BIN="${AGUI_BIN:-$bin.site}" cargo bench --features ssr --bench capacity \
+  AGUI_BIN="${AGUI_BIN:-$bin.site}" RUSTFLAGS="$flags" cargo bench --features ssr --bench capacity \
     || { mv -f "$bin.site" "$bin"; return 1; }
   mv -f "$bin.site" "$bin"
   say "browser pipeline: the studio's WASM against the official TS client's HttpAgent, same stream, same page (~2 min)"
