@@ -111,9 +111,29 @@ impl Rows {
 /// A stored row read back from its key (the number of its last event) and text: its events
 /// with their numbers. An array that is empty or holds more events than there are numbers before
 /// its key (a damaged row) is an error, not a guess.
+#[cfg(test)]
 pub(super) fn decode(last: u64, text: String) -> Result<Vec<(u64, String)>, String> {
+    let mut out = Vec::new();
+    decode_into(last, text, 0, usize::MAX, &mut out)?;
+    Ok(out)
+}
+
+/// [`decode`]'s events numbered after `after`, at most `room` of them, appended to `out`: the
+/// others are not copied out of the row.
+pub(super) fn decode_into(
+    last: u64,
+    text: String,
+    after: u64,
+    room: usize,
+    out: &mut Vec<(u64, String)>,
+) -> Result<(), String> {
+    #[cfg(test)]
+    tests::ROWS_DECODED.with(|n| n.set(n.get() + 1));
     if !text.starts_with('[') {
-        return Ok(vec![(last, text)]);
+        if last > after && room > 0 {
+            out.push((last, text));
+        }
+        return Ok(());
     }
     let items: Vec<&RawValue> = serde_json::from_str(&text)
         .map_err(|e| format!("events row {last} is not an array of events: {e}"))?;
@@ -121,16 +141,25 @@ pub(super) fn decode(last: u64, text: String) -> Result<Vec<(u64, String)>, Stri
     if n == 0 || n > last {
         return Err(format!("events row {last} holds {n} events"));
     }
-    Ok(items
-        .into_iter()
-        .zip(last - n + 1..)
-        .map(|(e, seq)| (seq, e.get().to_string()))
-        .collect())
+    out.extend(
+        items
+            .into_iter()
+            .zip(last - n + 1..)
+            .filter(|(_, seq)| *seq > after)
+            .take(room)
+            .map(|(e, seq)| (seq, e.get().to_string())),
+    );
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Rows decoded on this thread (a test's runtime decodes on its own thread).
+        pub(super) static ROWS_DECODED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
 
     fn texts(rows: Vec<Row>) -> Vec<(String, u64, u64, String)> {
         rows.into_iter()
@@ -219,6 +248,44 @@ mod tests {
     /// Three runs' events interleaved in one commit, one of them larger than a row may grow:
     /// every position and limit reads back exactly the events after it, and each run's count is
     /// its last event's number.
+    /// A read of `limit` events decodes the rows that hold them, not `limit` rows: a reader
+    /// behind a long run took 256 events from 256 rows of 64 (16,384 events decoded per batch).
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_read_decodes_only_the_rows_it_returns() {
+        use crate::protocol::types::RunAgentInput;
+        use crate::server::store::Store;
+
+        let dir = std::env::temp_dir().join(format!("agui-rows-read-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(dir.join("studio.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let input = RunAgentInput::new("t".to_string(), "r".to_string());
+        let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
+        store.run_started(op).await;
+        let n = ROW_EVENTS * 40;
+        for seq in 1..=n {
+            store.event("r".into(), seq, ev(seq), None).await;
+        }
+        store.flush().await;
+        for (after, limit) in [(0, 256), (1000, 256), (5, 1), (n - 10, 256)] {
+            let before = ROWS_DECODED.with(|c| c.get());
+            let got = store.events_after("r", after, limit).await.unwrap();
+            let decoded = ROWS_DECODED.with(|c| c.get()) - before;
+            let want = limit.min(n - after);
+            assert_eq!(got.len() as u64, want, "after {after} limit {limit}");
+            assert_eq!(got[0].0, after + 1);
+            let most = (want as usize).div_ceil(ROW_EVENTS as usize) + 1;
+            assert!(
+                decoded <= most,
+                "after {after} limit {limit}: {decoded} rows decoded, at most {most} hold them"
+            );
+        }
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn grouped_rows_read_back_from_every_position() {
         use crate::protocol::types::RunAgentInput;

@@ -1,5 +1,6 @@
 //! What the store reads: thread lists, a thread, its runs, a run's input and events.
 
+use futures::TryStreamExt;
 use serde_json::Value;
 use sqlx::Row;
 
@@ -173,32 +174,28 @@ impl Store {
             return Ok(Vec::new());
         };
         // A row's key is the number of the last event it holds (see `event_rows`): the first
-        // row selected holds event `after + 1`, and each row holds at least one event after
-        // `after`, so `limit` rows hold enough.
-        let rows = sqlx::query(
+        // row selected holds event `after + 1`. Rows are read one at a time and the read stops
+        // once `limit` events are taken: a row holds up to 64 events, and a read of the first
+        // `limit` rows decoded up to 64 times the events asked for (a reader behind a long run
+        // took 256 events at a time from 256 rows, 16,384 events decoded and dropped for each
+        // batch: it never caught up).
+        let mut rows = sqlx::query(
             "SELECT seq, event FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         )
         .bind(run_id)
         .bind(after)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
-        .await?;
+        .fetch(&self.pool);
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let mut out = Vec::new();
-        for r in rows {
-            let last = r.try_get::<i64, _>("seq")? as u64;
-            let events =
-                event_rows::decode(last, r.try_get("event")?).map_err(StoreError::Corrupt)?;
-            let room = limit - out.len();
-            out.extend(
-                events
-                    .into_iter()
-                    .filter(|(n, _)| *n > after as u64)
-                    .take(room),
-            );
-            if out.len() == limit {
+        while out.len() < limit {
+            let Some(r) = rows.try_next().await? else {
                 break;
-            }
+            };
+            let last = r.try_get::<i64, _>("seq")? as u64;
+            let room = limit - out.len();
+            event_rows::decode_into(last, r.try_get("event")?, after as u64, room, &mut out)
+                .map_err(StoreError::Corrupt)?;
         }
         Ok(out)
     }
