@@ -245,25 +245,34 @@ mod tests {
         );
     }
 
-    /// Three runs' events interleaved in one commit, one of them larger than a row may grow:
-    /// every position and limit reads back exactly the events after it, and each run's count is
-    /// its last event's number.
-    /// A read of `limit` events decodes the rows that hold them, not `limit` rows: a reader
-    /// behind a long run took 256 events from 256 rows of 64 (16,384 events decoded per batch).
-    #[tokio::test(flavor = "current_thread")]
-    async fn a_read_decodes_only_the_rows_it_returns() {
+    /// A fresh store in a directory of its own (named by `tag`) with runs `runs` started, each
+    /// on thread `t-{run}`.
+    async fn store_with_runs(
+        tag: &str,
+        runs: &[&str],
+    ) -> (crate::server::store::Store, std::path::PathBuf) {
         use crate::protocol::types::RunAgentInput;
         use crate::server::store::Store;
 
-        let dir = std::env::temp_dir().join(format!("agui-rows-read-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("agui-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let store = Store::open(dir.join("studio.db").to_str().unwrap())
             .await
             .unwrap();
-        let input = RunAgentInput::new("t".to_string(), "r".to_string());
-        let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
-        store.run_started(op).await;
+        for run in runs {
+            let input = RunAgentInput::new(format!("t-{run}"), run.to_string());
+            let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
+            store.run_started(op).await;
+        }
+        (store, dir)
+    }
+
+    /// A read of `limit` events decodes the rows that hold them, not `limit` rows: a reader
+    /// behind a long run took 256 events from 256 rows of 64 (16,384 events decoded per batch).
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_read_decodes_only_the_rows_it_returns() {
+        let (store, dir) = store_with_runs("rows-read", &["r"]).await;
         let n = ROW_EVENTS * 40;
         for seq in 1..=n {
             store.event("r".into(), seq, ev(seq), None).await;
@@ -286,23 +295,13 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// Three runs' events interleaved in one commit, one of them larger than a row may grow:
+    /// every position and limit reads back exactly the events after it, and each run's count is
+    /// its last event's number.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn grouped_rows_read_back_from_every_position() {
-        use crate::protocol::types::RunAgentInput;
-        use crate::server::store::Store;
-
-        let dir = std::env::temp_dir().join(format!("agui-rows-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = Store::open(dir.join("studio.db").to_str().unwrap())
-            .await
-            .unwrap();
         let runs = ["r1", "r2", "r3"];
-        for run in runs {
-            let input = RunAgentInput::new(format!("t-{run}"), run.to_string());
-            let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
-            store.run_started(op).await;
-        }
+        let (store, dir) = store_with_runs("rows", &runs).await;
         let n = ROW_EVENTS * 2 + 5;
         let text = |run: &str, seq: u64| -> String {
             let pad = if seq == 70 {
