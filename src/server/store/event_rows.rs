@@ -109,17 +109,9 @@ impl Rows {
 }
 
 /// A stored row read back from its key (the number of its last event) and text: its events
-/// with their numbers. An array that is empty or holds more events than there are numbers before
-/// its key (a damaged row) is an error, not a guess.
-#[cfg(test)]
-pub(super) fn decode(last: u64, text: String) -> Result<Vec<(u64, String)>, String> {
-    let mut out = Vec::new();
-    decode_into(last, text, 0, usize::MAX, &mut out)?;
-    Ok(out)
-}
-
-/// [`decode`]'s events numbered after `after`, at most `room` of them, appended to `out`: the
-/// others are not copied out of the row.
+/// numbered after `after`, at most `room` of them, appended to `out` with their numbers (the
+/// others are not copied out of the row). An array that is empty or holds more events than
+/// there are numbers before its key (a damaged row) is an error, not a guess.
 pub(super) fn decode_into(
     last: u64,
     text: String,
@@ -155,6 +147,13 @@ pub(super) fn decode_into(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every event of a row.
+    fn decode(last: u64, text: String) -> Result<Vec<(u64, String)>, String> {
+        let mut out = Vec::new();
+        decode_into(last, text, 0, usize::MAX, &mut out)?;
+        Ok(out)
+    }
 
     thread_local! {
         /// Rows decoded on this thread (a test's runtime decodes on its own thread).
