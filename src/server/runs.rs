@@ -46,7 +46,7 @@ pub use drive::RunSink;
 pub use join::Joined;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{
-    Observed, ObserverHub, ObserverSlot, Subscription, Taken, HUB_CAPACITY, RESYNC_THREADS,
+    Observed, ObserverHub, ObserverSlot, Origin, Subscription, Taken, HUB_CAPACITY, RESYNC_THREADS,
 };
 
 /// With a database, how many threads without a run in progress keep their conversation in

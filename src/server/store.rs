@@ -30,6 +30,7 @@ mod lock;
 mod memory;
 mod ops;
 mod owners;
+mod queue;
 mod reads;
 mod recover;
 pub mod retention;
@@ -79,7 +80,7 @@ pub(super) const POOL_SIZE: u32 = 4;
 const URGENT_QUEUE: usize = 1024;
 
 /// A run's start, ready to be written ([`Store::run_started`]).
-pub struct RunStartedOp(Op);
+pub struct RunStartedOp(Box<ops::StartRow>);
 
 /// The database and its writer.
 #[derive(Clone)]
@@ -204,26 +205,6 @@ impl Store {
         })
     }
 
-    async fn send(&self, op: Op) {
-        Self::send_on(&self.tx, op).await;
-    }
-
-    /// Queue `op` on `queue`; false when the writer has stopped.
-    async fn send_on(queue: &mpsc::Sender<Op>, op: Op) -> bool {
-        let Err(mpsc::error::SendError(op)) = queue.send(op).await else {
-            return true;
-        };
-        tracing::error!("the database writer has stopped; a write was lost");
-        // Nothing will be committed any more: the run's clients are told it failed.
-        if let Op::Event {
-            done: Some(done), ..
-        } = op
-        {
-            done.failed();
-        }
-        false
-    }
-
     /// Wait until every write sent so far is committed.
     pub async fn flush(&self) {
         let (tx, rx) = oneshot::channel();
@@ -244,24 +225,6 @@ impl Store {
         if self.in_flight.has_run(run_id) {
             self.flush().await;
         }
-    }
-
-    /// Event number `seq` (1-based) of a run; `done` is told once it is committed (or once the
-    /// write has failed: the run is not held back by a broken disk, the failure is logged).
-    pub async fn event(
-        &self,
-        run_id: Arc<str>,
-        seq: u64,
-        json: Arc<str>,
-        done: Option<Arc<dyn Committed>>,
-    ) {
-        self.send(Op::Event {
-            run_id,
-            seq,
-            json,
-            done,
-        })
-        .await;
     }
 
     /// A run ended; `conv` is its thread's conversation now. Returns the size of what was
@@ -291,7 +254,7 @@ impl Store {
         };
         let bytes = messages.len() + state.len() + render_hints.len();
         self.in_flight.add(thread_id, run_id);
-        self.send(Op::RunEnded {
+        self.send(Op::RunEnded(Box::new(ops::EndRow {
             thread_id: thread_id.to_string(),
             run_id: run_id.to_string(),
             status,
@@ -301,7 +264,7 @@ impl Store {
             message_count,
             state,
             render_hints,
-        })
+        })))
         .await;
         bytes
     }

@@ -47,12 +47,23 @@ impl Default for UpstreamLimits {
 pub(crate) trait EventSink: Send + Sync {
     /// The number of the last event sent.
     fn sent(&self) -> u64;
-    /// Send one event (already verified). Fails when the run must stop (its events can no
-    /// longer be stored).
-    fn send(&mut self, event: Event) -> BoxFuture<'_, Result<(), AgentError>>;
+    /// Send one event (already verified), without waiting: what the run must wait for before
+    /// its next event, if anything, is returned. Fails when the run must stop (its events can
+    /// no longer be stored).
+    fn send(&mut self, event: Event) -> Result<Sent, AgentError>;
     /// The run will send nothing until a human answers: what memory holds only for a run
     /// that streams may go.
     fn rest(&self) {}
+}
+
+/// What a run must do after [`EventSink::send`] before its next event.
+pub(crate) enum Sent {
+    /// Nothing: go on.
+    Done,
+    /// Let the other tasks have a turn.
+    Yield,
+    /// Wait for this (the database's queue to have room, the run's start to be committed).
+    Wait(BoxFuture<'static, ()>),
 }
 
 /// Answers to tool calls a run waits for with its stream open (`POST /api/ag-ui/tool-result`).
@@ -269,7 +280,12 @@ impl RunContext {
                 e.to_string(),
             ));
         }
-        self.sink.send(event).await
+        match self.sink.send(event)? {
+            Sent::Done => {}
+            Sent::Yield => tokio::task::yield_now().await,
+            Sent::Wait(wait) => wait.await,
+        }
+        Ok(())
     }
 
     /// Sleep, waking early with `Cancelled` if the run is stopped.

@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use super::context::{Agent, AgentError, EventSink, RunContext, RunEnd};
+use super::context::{Agent, AgentError, EventSink, RunContext, RunEnd, Sent};
 use super::log::{Logged, RunLog};
-use super::observers::ObserverHub;
+use super::observers::{ObserverHub, Origin};
 use super::thread_cache::ThreadCache;
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::types::{RunOutcome, PROTOCOL_VERSION};
-use crate::server::accounts::User;
 use crate::server::clock::now_ms;
 use crate::server::store::{Committed, RunStartedOp, Store};
 use crate::wire::{RunErrorCode, RunState};
@@ -34,19 +33,17 @@ pub struct RunSink {
     pub(super) threads: Arc<ThreadCache>,
     pub(super) hub: Arc<ObserverHub>,
     pub(super) store: Option<Store>,
-    pub(super) thread_id: Arc<str>,
-    pub(super) run_id: Arc<str>,
-    pub(super) owner: User,
+    /// The run's thread, id and owner, shared with each event the observer hub holds.
+    pub(super) origin: Arc<Origin>,
     /// The number of the last event sent.
     pub(crate) seq: u64,
     pub(super) chunks: ChunkExpander,
     /// A side run ([`RunAgentInput::is_proxied_mcp_request`]): its events go to its reader
     /// only — not to the thread, its observers or the store.
     pub(super) side: bool,
-    /// The run's start, not yet written: it is committed with the first event. Boxed: the sink
-    /// lives as long as the run, the start only until its first event (a waiting run would
-    /// keep the room of its fields).
-    pub(super) start: Option<Box<RunStartedOp>>,
+    /// The run's start, not yet written: it is committed with the first event (boxed within:
+    /// the sink lives as long as the run, the start only until its first event).
+    pub(super) start: Option<RunStartedOp>,
 }
 
 impl EventSink for RunSink {
@@ -54,14 +51,14 @@ impl EventSink for RunSink {
         self.seq
     }
 
-    fn send(&mut self, event: Event) -> futures::future::BoxFuture<'_, Result<(), AgentError>> {
-        Box::pin(RunSink::send(self, event))
+    fn send(&mut self, event: Event) -> Result<Sent, AgentError> {
+        RunSink::send(self, event)
     }
 
     fn rest(&self) {
         self.log.rest();
         if !self.side {
-            self.threads.compact(&self.thread_id);
+            self.threads.compact(&self.origin.thread_id);
         }
     }
 }
@@ -69,7 +66,10 @@ impl EventSink for RunSink {
 impl RunSink {
     /// Fails with `STORAGE_FAILED` once the database could not store an event of the run: the
     /// run must stop (its later events are not stored, so no gap is ever left in the log).
-    pub(crate) async fn send(&mut self, mut event: Event) -> Result<(), AgentError> {
+    /// Nothing here waits: a run streaming flat out sends each event without a future of its
+    /// own, and waits only when the database's queue is full, for its start's commit, or to
+    /// give the other tasks a turn.
+    pub(crate) fn send(&mut self, mut event: Event) -> Result<Sent, AgentError> {
         if event.timestamp.is_none() {
             event.timestamp = Some(now_ms());
         }
@@ -96,20 +96,24 @@ impl RunSink {
             let done: Arc<dyn Committed> = self.log.clone();
             if let Some(start) = self.start.take() {
                 // The first event: committed with the run's start (`start_for` waits for it).
-                store.run_started_with_first(*start, json, done).await;
-            } else {
-                store
-                    .event(self.run_id.clone(), self.seq, json, Some(done))
-                    .await;
+                let store = store.clone();
+                return Ok(Sent::Wait(Box::pin(async move {
+                    store.run_started_with_first(start, json, done).await;
+                })));
+            }
+            if let Some(wait) =
+                store.queue_event(self.origin.run_id.clone(), self.seq, json, Some(done))
+            {
+                return Ok(Sent::Wait(wait));
             }
         }
         // A run streaming flat out lets the other tasks have a turn every few events (it would
         // otherwise run a whole scheduler budget of them): with a thousand runs streaming, a new
         // request waits at every step of its start for each busy run to yield.
         if self.seq.is_multiple_of(YIELD_EVERY) {
-            tokio::task::yield_now().await;
+            return Ok(Sent::Yield);
         }
-        Ok(())
+        Ok(Sent::Done)
     }
 
     /// The thread's conversation takes the event, then the observer hub numbers and sends it
@@ -129,10 +133,9 @@ impl RunSink {
                 &expanded
             }
         };
-        let (hub, thread, run, owner) = (&self.hub, &self.thread_id, &self.run_id, &self.owner);
-        let log = &self.log;
-        self.threads.apply_then(thread, apply, || {
-            hub.publish(thread, run, owner, logged.json.clone());
+        let (hub, origin, log) = (&self.hub, &self.origin, &self.log);
+        self.threads.apply_then(&origin.thread_id, apply, || {
+            hub.publish(origin, logged.json.clone());
             log.push(logged);
         });
     }

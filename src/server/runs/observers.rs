@@ -21,14 +21,21 @@ pub const HUB_CAPACITY: usize = 4096;
 /// How many threads an observer's resynchronisation snapshots when it follows every thread.
 pub const RESYNC_THREADS: usize = 8;
 
-/// One event as observers see it.
+/// Which run an event is of, and whose: one per run, shared by its events (one reference
+/// count per event rather than three).
 #[derive(Debug)]
-pub struct Observed {
-    pub seq: u64,
+pub struct Origin {
     pub thread_id: Arc<str>,
     pub run_id: Arc<str>,
     /// The run's owner: only they observe it.
     pub owner: User,
+}
+
+/// One event as observers see it.
+#[derive(Debug)]
+pub struct Observed {
+    pub seq: u64,
+    pub origin: Arc<Origin>,
     pub json: Arc<str>,
     /// The event as an SSE frame with its number, encoded by the first observer that sends
     /// it and shared by the others (with no observer, never).
@@ -36,18 +43,10 @@ pub struct Observed {
 }
 
 impl Observed {
-    pub fn new(
-        seq: u64,
-        thread_id: Arc<str>,
-        run_id: Arc<str>,
-        owner: &User,
-        json: Arc<str>,
-    ) -> Self {
+    pub fn new(seq: u64, origin: Arc<Origin>, json: Arc<str>) -> Self {
         Observed {
             seq,
-            thread_id,
-            run_id,
-            owner: owner.clone(),
+            origin,
             json,
             frame: std::sync::OnceLock::new(),
         }
@@ -244,8 +243,8 @@ impl ObserverHub {
     /// Number one event and send it. Called with the thread cache locked, so numbers reach the
     /// hub in order. Never blocks on an observer: a run does not wait for its observers (a full
     /// window drops the oldest; lagging observers resynchronise).
-    pub fn publish(&self, thread_id: &Arc<str>, run_id: &Arc<str>, owner: &User, json: Arc<str>) {
-        let mut observed = Observed::new(0, thread_id.clone(), run_id.clone(), owner, json);
+    pub fn publish(&self, origin: &Arc<Origin>, json: Arc<str>) {
+        let mut observed = Observed::new(0, origin.clone(), json);
         let dropped = {
             let mut window = self.window.write();
             // Numbered under the lock: a subscriber reading the number sees the window hold

@@ -15,6 +15,7 @@ use super::admit::{blocking, not_your_thread};
 use super::context::{Agent, RunContext, RunSettings, ToolAnswers};
 use super::drive::{drive, start, RunSink};
 use super::log::{RunLog, RunReader};
+use super::observers::Origin;
 use super::registry::ActiveRun;
 use super::retry::{replaced_run, Replaced};
 use super::thread_cache::{merge_history, History};
@@ -202,13 +203,15 @@ impl Runs {
             threads: self.threads.clone(),
             hub: self.hub.clone(),
             store: b.store.clone(),
-            thread_id: input.thread_id.as_str().into(),
-            run_id: input.run_id.as_str().into(),
-            owner: b.owner,
+            origin: Arc::new(Origin {
+                thread_id: input.thread_id.as_str().into(),
+                run_id: input.run_id.as_str().into(),
+                owner: b.owner,
+            }),
             seq: 0,
             chunks: ChunkExpander::new(),
             side,
-            start: op.map(Box::new),
+            start: op,
         };
         let answers: Arc<dyn ToolAnswers> = self.clone();
         // Boxed: a future keeps the room of what it captured even once that has moved on, so

@@ -67,7 +67,13 @@ pub(super) struct Rows {
 impl Rows {
     /// Event `seq` of `run_id`: joins the run's open row when it follows it and fits.
     pub fn push(&mut self, run_id: Arc<str>, seq: u64, json: Arc<str>) {
-        if let Some(&i) = self.open.get(&run_id) {
+        // The newest row is its run's open row: a run streaming alone (or most of a batch)
+        // finds it without hashing its id.
+        let open = match self.rows.last() {
+            Some(row) if Arc::ptr_eq(&row.run_id, &run_id) => Some(self.rows.len() - 1),
+            _ => self.open.get(&run_id).copied(),
+        };
+        if let Some(i) = open {
             let row = &mut self.rows[i];
             if row.seq.checked_add(row.span) == Some(seq)
                 && row.span < ROW_EVENTS
@@ -145,7 +151,7 @@ pub(super) fn decode_into(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Every event of a row.
@@ -246,7 +252,7 @@ mod tests {
 
     /// A fresh store in a directory of its own (named by `tag`) with runs `runs` started, each
     /// on thread `t-{run}`.
-    async fn store_with_runs(
+    pub(in crate::server::store) async fn store_with_runs(
         tag: &str,
         runs: &[&str],
     ) -> (crate::server::store::Store, std::path::PathBuf) {

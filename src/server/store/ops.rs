@@ -24,36 +24,44 @@ pub trait Committed: Send + Sync {
     fn failed(&self);
 }
 
-/// A write, applied in the order sent.
+/// A write, applied in the order sent. Every event of every run is one, moved into the
+/// writer's queue and out again: a run's start and end, with their many fields, are boxed so
+/// that an event's write is as small as its own fields (208 → 56 bytes).
 pub(super) enum Op {
-    RunStarted {
-        thread_id: String,
-        run_id: String,
-        agent_id: String,
-        owner: String,
-        at: i64,
-        title: String,
-        input: String,
-        messages: String,
-        message_count: i64,
-        state: String,
-    },
+    RunStarted(Box<StartRow>),
     Event {
         run_id: Arc<str>,
         seq: u64,
         json: Arc<str>,
         done: Option<Arc<dyn Committed>>,
     },
-    RunEnded {
-        thread_id: String,
-        run_id: String,
-        status: RunState,
-        at: i64,
-        error: Option<String>,
-        messages: String,
-        message_count: i64,
-        state: String,
-        render_hints: String,
-    },
+    RunEnded(Box<EndRow>),
     Flush(oneshot::Sender<()>),
+}
+
+/// A run's start: its thread's row and its own.
+pub(super) struct StartRow {
+    pub thread_id: String,
+    pub run_id: String,
+    pub agent_id: String,
+    pub owner: String,
+    pub at: i64,
+    pub title: String,
+    pub input: String,
+    pub messages: String,
+    pub message_count: i64,
+    pub state: String,
+}
+
+/// A run's end: its own row and its thread's conversation.
+pub(super) struct EndRow {
+    pub thread_id: String,
+    pub run_id: String,
+    pub status: RunState,
+    pub at: i64,
+    pub error: Option<String>,
+    pub messages: String,
+    pub message_count: i64,
+    pub state: String,
+    pub render_hints: String,
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use super::ops::{Committed, Op};
+use super::ops::{Committed, Op, StartRow};
 use super::{title_of, RunStartedOp, Store};
 use crate::protocol::types::{Message, RunAgentInput};
 
@@ -21,7 +21,7 @@ impl Store {
         owner: &str,
         at: i64,
     ) -> RunStartedOp {
-        RunStartedOp(Op::RunStarted {
+        RunStartedOp(Box::new(StartRow {
             thread_id: input.thread_id.clone(),
             run_id: input.run_id.clone(),
             agent_id: agent_id.to_string(),
@@ -32,7 +32,7 @@ impl Store {
             messages: serde_json::to_string(messages).unwrap_or_default(),
             message_count: messages.len() as i64,
             state: input.state.to_string(),
-        })
+        }))
     }
 
     /// Record a run's start ([`Store::run_started_op`]). Returns once the run is committed, so
@@ -62,12 +62,9 @@ impl Store {
     /// rows it writes, and its first event has nothing before it. Otherwise it goes in order,
     /// behind them.
     async fn start_run(&self, op: RunStartedOp, first: Option<(Arc<str>, Arc<dyn Committed>)>) {
-        let Op::RunStarted {
+        let StartRow {
             thread_id, run_id, ..
-        } = &op.0
-        else {
-            unreachable!("a RunStartedOp holds a start")
-        };
+        } = &*op.0;
         let first = first.map(|(json, done)| Op::Event {
             run_id: run_id.as_str().into(),
             seq: 1,
@@ -76,7 +73,7 @@ impl Store {
         });
         let urgent = self.in_flight.add(thread_id, run_id);
         let (ack, committed) = oneshot::channel();
-        let ops = [Some(op.0), first, Some(Op::Flush(ack))];
+        let ops = [Some(Op::RunStarted(op.0)), first, Some(Op::Flush(ack))];
         let queue = if urgent { &self.urgent } else { &self.tx };
         for op in ops.into_iter().flatten() {
             if !Self::send_on(queue, op).await {

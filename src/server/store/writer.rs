@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::checkpoint::Checkpoints;
 use super::event_rows::Rows;
 use super::in_flight::InFlight;
-use super::ops::{Committed, Op, BATCH};
+use super::ops::{Committed, EndRow, Op, StartRow, BATCH};
 
 /// The connection the writer commits on: its own, with the large page cache (a database file),
 /// or the pool's only one (an in-memory database, which lives in that connection). One per
@@ -123,6 +123,7 @@ pub(super) async fn writer(
         // The last event of each run in the batch, reported after the commit.
         let mut marks: Vec<(Arc<dyn Committed>, u64)> = Vec::new();
         let mut mark_of: HashMap<usize, usize> = HashMap::new();
+        let mut last_mark: Option<(usize, usize)> = None;
         // The starts and ends in the batch, no longer waiting once it is done.
         let mut ends = Vec::new();
         for op in &batch {
@@ -132,22 +133,24 @@ pub(super) async fn writer(
                     done: Some(done),
                     ..
                 } => {
-                    // By the run's address: a batch may hold a thousand runs' events.
+                    // By the run's address: a batch may hold a thousand runs' events. The run
+                    // of the previous event is looked at first (no hashing for a run's runs of
+                    // events).
                     let key = Arc::as_ptr(done).cast::<()>() as usize;
-                    match mark_of.get(&key) {
-                        Some(&i) => marks[i].1 = marks[i].1.max(*seq),
-                        None => {
-                            mark_of.insert(key, marks.len());
-                            marks.push((done.clone(), *seq));
-                        }
-                    }
+                    let found = match last_mark {
+                        Some((k, i)) if k == key => Some(i),
+                        _ => mark_of.get(&key).copied(),
+                    };
+                    let i = found.unwrap_or_else(|| {
+                        mark_of.insert(key, marks.len());
+                        marks.push((done.clone(), *seq));
+                        marks.len() - 1
+                    });
+                    marks[i].1 = marks[i].1.max(*seq);
+                    last_mark = Some((key, i));
                 }
-                Op::RunStarted {
-                    thread_id, run_id, ..
-                }
-                | Op::RunEnded {
-                    thread_id, run_id, ..
-                } => ends.push((thread_id.clone(), run_id.clone())),
+                Op::RunStarted(row) => ends.push((row.thread_id.clone(), row.run_id.clone())),
+                Op::RunEnded(row) => ends.push((row.thread_id.clone(), row.run_id.clone())),
                 _ => {}
             }
         }
@@ -210,18 +213,19 @@ async fn apply(
             continue;
         }
         match op {
-            Op::RunStarted {
-                thread_id,
-                run_id,
-                agent_id,
-                owner,
-                at,
-                title,
-                input,
-                messages,
-                message_count,
-                state,
-            } => {
+            Op::RunStarted(row) => {
+                let StartRow {
+                    thread_id,
+                    run_id,
+                    agent_id,
+                    owner,
+                    at,
+                    title,
+                    input,
+                    messages,
+                    message_count,
+                    state,
+                } = *row;
                 if events.has_run(&run_id) {
                     insert_events(&mut tx, &mut events).await?;
                 }
@@ -273,17 +277,18 @@ async fn apply(
                 .await?;
             }
             Op::Event { .. } => unreachable!("handled above"),
-            Op::RunEnded {
-                thread_id,
-                run_id,
-                status,
-                at,
-                error,
-                messages,
-                message_count,
-                state,
-                render_hints,
-            } => {
+            Op::RunEnded(row) => {
+                let EndRow {
+                    thread_id,
+                    run_id,
+                    status,
+                    at,
+                    error,
+                    messages,
+                    message_count,
+                    state,
+                    render_hints,
+                } = *row;
                 sqlx::query("UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?")
                     .bind(status.as_str())
                     .bind(at)

@@ -172,17 +172,22 @@ where
         if ev.seq <= self.skip_upto {
             return;
         }
-        if self.thread.as_deref().is_some_and(|t| t != &*ev.thread_id) {
+        if self
+            .thread
+            .as_deref()
+            .is_some_and(|t| t != &*ev.origin.thread_id)
+        {
             return;
         }
-        if self.owner.as_ref().is_some_and(|o| *o != ev.owner) {
+        if self.owner.as_ref().is_some_and(|o| *o != ev.origin.owner) {
             return;
         }
         // Event JSON always starts with its type (`preserve_order`).
         if ev.json.starts_with(r#"{"type":"RUN_STARTED""#) {
-            let known = self
-                .open_runs
-                .insert(ev.run_id.to_string(), ev.thread_id.to_string());
+            let known = self.open_runs.insert(
+                ev.origin.run_id.to_string(),
+                ev.origin.thread_id.to_string(),
+            );
             if known.is_some() {
                 // Already announced by a resync.
                 return;
@@ -190,7 +195,7 @@ where
         } else if ev.json.starts_with(r#"{"type":"RUN_FINISHED""#)
             || ev.json.starts_with(r#"{"type":"RUN_ERROR""#)
         {
-            self.open_runs.remove(&*ev.run_id);
+            self.open_runs.remove(&*ev.origin.run_id);
         }
         let frame = ev.frame();
         if out.capacity() == 0 {

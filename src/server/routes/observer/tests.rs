@@ -11,7 +11,7 @@ use crate::protocol::event::{Event, EventKind};
 use crate::protocol::reduce::RunStatus;
 use crate::protocol::sse;
 use crate::protocol::sse::{Decoder, SseFrame};
-use crate::server::runs::ObserverHub;
+use crate::server::runs::{ObserverHub, Origin};
 use futures::StreamExt;
 
 /// A hub holding `capacity` events, numbering from 1.
@@ -21,12 +21,12 @@ fn hub(capacity: usize) -> Arc<ObserverHub> {
 
 /// Publish one event of `run` on `thread`: it is numbered the hub's next.
 fn observed(hub: &ObserverHub, thread: &str, run: &str, kind: EventKind) {
-    hub.publish(
-        &thread.into(),
-        &run.into(),
-        &crate::server::accounts::User::anonymous(),
-        Event::from(kind).to_json().into(),
-    );
+    let origin = Arc::new(Origin {
+        thread_id: thread.into(),
+        run_id: run.into(),
+        owner: crate::server::accounts::User::anonymous(),
+    });
+    hub.publish(&origin, Event::from(kind).to_json().into());
 }
 
 fn delta(hub: &ObserverHub, thread: &str) {

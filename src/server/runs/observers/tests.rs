@@ -10,8 +10,17 @@ use super::*;
 fn publish(hub: &ObserverHub, n: u64) {
     for _ in 0..n {
         let json: Arc<str> = format!("{{\"n\":{}}}", hub.seq() + 1).into();
-        hub.publish(&"t".into(), &"r".into(), &User::anonymous(), json);
+        hub.publish(&origin("t"), json);
     }
+}
+
+/// Run `r` of thread `thread`, the anonymous user's.
+fn origin(thread: &str) -> Arc<Origin> {
+    Arc::new(Origin {
+        thread_id: thread.into(),
+        run_id: "r".into(),
+        owner: User::anonymous(),
+    })
 }
 
 /// Everything `sub` can take now: the numbers taken, and each lag's count.
