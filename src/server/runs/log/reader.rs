@@ -48,6 +48,8 @@ pub struct RunReader {
     pub(in crate::server::runs) after: u64,
     pub(in crate::server::runs) pending: VecDeque<Arc<Logged>>,
     pub(in crate::server::runs) peer: Option<Version>,
+    /// Without a live log: what was queued for the database has been committed since this
+    /// reader first read from it.
     pub(in crate::server::runs) flushed: bool,
     /// The `STORAGE_FAILED` end was given.
     pub(in crate::server::runs) told_failure: bool,
@@ -175,9 +177,15 @@ impl RunReader {
     }
 
     /// Events from the database, a batch at a time.
+    ///
+    /// A live run's events leave its log only once committed, so a reader behind the log reads
+    /// them without waiting for anything. Only a reader of a run no longer in memory waits,
+    /// once, for what is queued to be committed. (A reader behind a live run used to wait for
+    /// the writer's whole queue before each batch of 256: it fell further behind with every
+    /// batch while the run streamed on.)
     async fn next_stored(&mut self) -> Option<Arc<Logged>> {
         let store = self.store.clone()?;
-        if !self.flushed {
+        if self.log.is_none() && !self.flushed {
             store.flush().await;
             self.flushed = true;
         }
@@ -208,15 +216,79 @@ impl RunReader {
             }
         }
         // Newer events may be in memory again; the in-memory log is consulted next time.
-        self.flushed = self.log.is_none();
         self.pending.pop_front()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use sqlx::Connection;
+
     use super::stored_event_is_sound;
     use crate::protocol::event::{Event, EventKind};
+    use crate::server::agents::demo::testing::{input_for, settings};
+    use crate::server::agents::demo::DemoAgent;
+    use crate::server::runs::Runs;
+    use crate::server::store::Store;
+
+    /// A reader behind a live run reads what the run's log no longer holds from the database
+    /// without waiting for the writer: those events were committed before they left the log.
+    /// Here the writer is held (another program holds the database's write lock while a write
+    /// is queued): a reader that waited for the writer's queue to be committed would wait
+    /// until the lock's busy timeout.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reader_behind_a_live_run_does_not_wait_for_the_writer() {
+        let dir = std::env::temp_dir().join(format!("agui-behind-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("studio.db");
+        let path = path.to_str().unwrap();
+        let store = Store::open(path).await.unwrap();
+        let runs = Runs::with_store(store.clone());
+        // A run waiting on an approval: its committed events leave its log.
+        let input = input_for("approval");
+        let run_id = input.run_id.clone();
+        let mut started = runs
+            .start(Arc::new(DemoAgent), input, settings())
+            .await
+            .unwrap();
+        let mut seen = Vec::new();
+        while !matches!(seen.last(), Some(EventKind::ToolCallEnd { .. })) {
+            seen.push(started.events.recv().await.expect("the run goes on").kind);
+        }
+        let log = runs.registry.log(&run_id).expect("the run is in progress");
+        for _ in 0..1000 {
+            if log.held() == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(log.held(), 0, "the waiting run's events left its log");
+        let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
+            .await
+            .unwrap();
+        sqlx::query("BEGIN EXCLUSIVE")
+            .execute(&mut other)
+            .await
+            .unwrap();
+        // The writer takes this and waits for the lock.
+        store.queue_event(run_id.as_str().into(), 1_000, "{}".into(), None);
+        let mut behind = runs.reader(&run_id, 0, None).await.unwrap();
+        for (i, want) in seen.iter().enumerate() {
+            let got = tokio::time::timeout(Duration::from_secs(2), behind.recv())
+                .await
+                .unwrap_or_else(|_| panic!("event {} waited for the writer", i + 1))
+                .expect("the stored events");
+            assert_eq!(&got.kind, want, "event {}", i + 1);
+        }
+        sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+        drop(other);
+        runs.abort(Some(&run_id), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_stored_event_is_sound_only_as_an_object_of_a_known_type() {
