@@ -100,10 +100,10 @@ fn full(kind: EventKind) -> Event {
     Event {
         kind,
         timestamp: Some(1_700_000_000_123),
-        raw_event: Some(
+        raw_event: Some(Box::new(
             json!({"provider": "openai", "chunk": {"x": null, "list": [1, "two", null]}}),
-        ),
-        metadata: Some(meta()),
+        )),
+        metadata: Some(Box::new(meta())),
         subagent_run_id: attributable.then(|| s("sub-run-1")),
     }
 }
@@ -1319,7 +1319,7 @@ fn to_json_is_the_printed_value_for_every_event() {
         stamped.timestamp = Some(-5);
         events.push(stamped);
         let mut meta_only = minimal(e.kind);
-        meta_only.metadata = Some(meta());
+        meta_only.metadata = Some(Box::new(meta()));
         events.push(meta_only);
     }
     assert!(events.len() > 100, "{} events", events.len());

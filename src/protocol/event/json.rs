@@ -16,10 +16,10 @@ impl Event {
                 map.insert("timestamp".into(), Value::from(t));
             }
             if let Some(r) = &self.raw_event {
-                map.insert("rawEvent".into(), r.clone());
+                map.insert("rawEvent".into(), (**r).clone());
             }
             if let Some(m) = &self.metadata {
-                map.insert("metadata".into(), Value::Object(m.clone()));
+                map.insert("metadata".into(), Value::Object((**m).clone()));
             }
             if let Some(s) = &self.subagent_run_id {
                 if self.kind.is_attributable() {
@@ -85,8 +85,8 @@ impl Event {
         Ok(Event {
             kind,
             timestamp,
-            raw_event,
-            metadata,
+            raw_event: raw_event.map(Box::new),
+            metadata: metadata.map(Box::new),
             subagent_run_id,
         })
     }
@@ -104,8 +104,8 @@ impl Event {
             .is_some_and(|t| !UNATTRIBUTABLE.contains(&t));
         Ok(Event {
             timestamp: get_typed::<i64>(map, "timestamp")?,
-            raw_event: get_typed::<Value>(map, "rawEvent")?,
-            metadata: get_typed::<JsonObject>(map, "metadata")?,
+            raw_event: get_typed::<Value>(map, "rawEvent")?.map(Box::new),
+            metadata: get_typed::<JsonObject>(map, "metadata")?.map(Box::new),
             subagent_run_id: if attributable {
                 get_typed::<String>(map, "subagentRunId")?
             } else {

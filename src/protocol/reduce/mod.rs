@@ -122,7 +122,7 @@ impl Conversation {
 
     fn step(&mut self, event: &Event) -> Step {
         use EventKind as K;
-        let meta = event.metadata.as_ref();
+        let meta = event.metadata.as_deref();
         let sub = event.subagent_run_id.as_ref();
         match &event.kind {
             K::RunStarted {
