@@ -330,6 +330,8 @@ impl Event {
     }
 }
 
+#[path = "event/delta_json.rs"]
+mod delta_json;
 #[path = "event/json.rs"]
 mod json;
 

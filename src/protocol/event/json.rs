@@ -36,17 +36,24 @@ impl Event {
     /// inserts them. (Measured: building the `Value` first was a sixth of the server's CPU on a
     /// fast stream.)
     pub fn to_json(&self) -> String {
-        let mut out = serde_json::to_vec(&self.kind).expect("events always serialise");
-        debug_assert!(out.first() == Some(&b'{') && out.last() == Some(&b'}'));
-        out.pop();
+        let mut out = match super::delta_json::open_delta_body(&self.kind) {
+            Some(body) => body,
+            None => {
+                let mut out = serde_json::to_vec(&self.kind).expect("events always serialise");
+                debug_assert!(out.first() == Some(&b'{') && out.last() == Some(&b'}'));
+                out.pop();
+                out
+            }
+        };
         fn field(out: &mut Vec<u8>, name: &str, value: &impl Serialize) {
             out.extend_from_slice(b",\"");
             out.extend_from_slice(name.as_bytes());
             out.extend_from_slice(b"\":");
             serde_json::to_writer(&mut *out, value).expect("events always serialise");
         }
-        if let Some(t) = &self.timestamp {
-            field(&mut out, "timestamp", t);
+        if let Some(t) = self.timestamp {
+            out.extend_from_slice(b",\"timestamp\":");
+            out.extend_from_slice(itoa::Buffer::new().format(t).as_bytes());
         }
         if let Some(r) = &self.raw_event {
             field(&mut out, "rawEvent", r);
