@@ -28,7 +28,8 @@ fn delta_parts(kind: &EventKind) -> Option<(&'static str, &'static str, &str, &s
 /// other kinds.
 pub(super) fn open_delta_body(kind: &EventKind) -> Option<Vec<u8>> {
     let (ty, id_field, id, delta) = delta_parts(kind)?;
-    let mut out = Vec::with_capacity(48 + ty.len() + id.len() + delta.len());
+    // Room for the base fields a run adds (a timestamp) too: no reallocation on the way.
+    let mut out = Vec::with_capacity(96 + ty.len() + id_field.len() + id.len() + delta.len());
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(ty.as_bytes());
     out.extend_from_slice(b"\",\"");
