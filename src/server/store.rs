@@ -35,6 +35,8 @@ mod reads;
 mod recover;
 pub mod retention;
 mod starts;
+#[cfg(test)]
+pub(crate) mod testing;
 mod writer;
 use checkpoint::Checkpoints;
 pub use error::StoreError;

@@ -88,9 +88,8 @@ impl Store {
 mod tests {
     use std::time::Duration;
 
-    use sqlx::Connection;
-
     use super::super::event_rows::tests::store_with_runs;
+    use super::super::testing::hold_write_lock;
     use super::super::{ops::BATCH, QUEUE};
 
     fn event(seq: u64) -> std::sync::Arc<str> {
@@ -106,13 +105,7 @@ mod tests {
         let (store, dir) = store_with_runs("queue", &["r"]).await;
         let path = dir.join("studio.db");
         let path = path.to_str().unwrap();
-        let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
-            .await
-            .unwrap();
-        sqlx::query("BEGIN EXCLUSIVE")
-            .execute(&mut other)
-            .await
-            .unwrap();
+        let mut other = hold_write_lock(path).await;
         let most = (QUEUE + BATCH + 10) as u64;
         let mut waited = None;
         for seq in 1..=most {

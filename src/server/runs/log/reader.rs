@@ -225,14 +225,12 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use sqlx::Connection;
-
     use super::stored_event_is_sound;
     use crate::protocol::event::{Event, EventKind};
     use crate::server::agents::demo::testing::{input_for, settings};
     use crate::server::agents::demo::DemoAgent;
     use crate::server::runs::Runs;
-    use crate::server::store::Store;
+    use crate::server::store::testing::{fresh_store, hold_write_lock};
 
     /// A reader behind a live run reads what the run's log no longer holds from the database
     /// without waiting for the writer: those events were committed before they left the log.
@@ -241,12 +239,7 @@ mod tests {
     /// until the lock's busy timeout.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_reader_behind_a_live_run_does_not_wait_for_the_writer() {
-        let dir = std::env::temp_dir().join(format!("agui-behind-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("studio.db");
-        let path = path.to_str().unwrap();
-        let store = Store::open(path).await.unwrap();
+        let (store, dir, path) = fresh_store("behind").await;
         let runs = Runs::with_store(store.clone());
         // A run waiting on an approval: its committed events leave its log.
         let input = input_for("approval");
@@ -267,13 +260,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         assert_eq!(log.held(), 0, "the waiting run's events left its log");
-        let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
-            .await
-            .unwrap();
-        sqlx::query("BEGIN EXCLUSIVE")
-            .execute(&mut other)
-            .await
-            .unwrap();
+        let mut other = hold_write_lock(&path).await;
         // The writer takes this and waits for the lock.
         store.queue_event(run_id.as_str().into(), 1_000, "{}".into(), None);
         let mut behind = runs.reader(&run_id, 0, None).await.unwrap();
