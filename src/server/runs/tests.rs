@@ -9,6 +9,7 @@ use crate::protocol::types::{Message, RunAgentInput};
 use crate::server::agents::demo::testing::{input_for, run_input, settings, user};
 use crate::server::agents::demo::DemoAgent;
 use crate::server::runs::Runs;
+use crate::server::store::testing::{fresh_store, hold_write_lock};
 use crate::server::store::Store;
 
 fn run_on(thread: &str, run: &str, text: &str) -> RunAgentInput {
@@ -357,17 +358,8 @@ async fn retention_deletes_old_runs_events_and_untouched_threads() {
 #[tokio::test]
 async fn a_run_on_a_database_locked_by_another_writer_ends_with_storage_failed() {
     use crate::protocol::event::EventKind;
-    use sqlx::Connection;
-    let dir = std::env::temp_dir().join(format!("agui-locked-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("locked.db");
-    let path = path.to_str().unwrap();
-    let store = Store::open(path).await.unwrap();
+    let (store, dir, path) = fresh_store("locked").await;
     let runs = Runs::with_store(store.clone());
-    // Another program holds the database's write lock for longer than the busy timeout.
-    let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
-        .await
-        .unwrap();
     let mut s = settings();
     s.token_delay = std::time::Duration::from_millis(1);
     let agent = Arc::new(crate::server::agents::demo::DemoAgent);
@@ -376,10 +368,8 @@ async fn a_run_on_a_database_locked_by_another_writer_ends_with_storage_failed()
         .await
         .unwrap();
     started.events.next().await.unwrap();
-    sqlx::query("BEGIN EXCLUSIVE")
-        .execute(&mut other)
-        .await
-        .unwrap();
+    // Another program holds the database's write lock for longer than the busy timeout.
+    let mut other = hold_write_lock(&path).await;
     let mut last = None;
     while let Some(f) =
         tokio::time::timeout(std::time::Duration::from_secs(60), started.events.next())
@@ -537,11 +527,7 @@ async fn a_waiting_run_keeps_no_committed_events_in_memory() {
 /// one thread, so the task has not run), and both are in the database.
 #[tokio::test]
 async fn a_run_starts_with_its_first_event_committed() {
-    let dir = std::env::temp_dir().join(format!("agui-first-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("studio.db");
-    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let (store, dir, _) = fresh_store("first").await;
     let runs = Runs::with_store(store.clone());
     let input = input_for("chat");
     let run_id = input.run_id.clone();

@@ -259,12 +259,7 @@ pub(super) mod tests {
         use crate::protocol::types::RunAgentInput;
         use crate::server::store::Store;
 
-        let dir = std::env::temp_dir().join(format!("agui-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = Store::open(dir.join("studio.db").to_str().unwrap())
-            .await
-            .unwrap();
+        let (store, dir, _) = crate::server::store::testing::fresh_store(tag).await;
         for run in runs {
             let input = RunAgentInput::new(format!("t-{run}"), run.to_string());
             let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
