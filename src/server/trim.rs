@@ -122,8 +122,8 @@ where
     }
 }
 
-/// Hand the allocator's free pages back to the system.
-fn trim_heap() {
+/// Hand glibc's free pages back to the system (SQLite's allocations are glibc's).
+pub(crate) fn trim_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the system; it is thread-safe.
     unsafe {

@@ -60,16 +60,13 @@ mod tests {
         unsafe { sqlite3_memory_used() }
     }
 
-    /// 16 MB of events written and read back fill the page caches of the connections that
-    /// wrote and read them; a release hands most of it back, and the events still read.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_release_hands_the_page_caches_back() {
-        let dir = std::env::temp_dir().join(format!("agui-release-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = Store::open(dir.join("studio.db").to_str().unwrap())
-            .await
-            .unwrap();
+    /// SQLite's count is the whole process's: the tests that read it take turns.
+    static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+    /// A store on a fresh file with 16 MB of events written (run `r1`, 16,000 of them), all
+    /// committed and read back: the writer's and a reader's page caches are full.
+    async fn filled_store(tag: &str) -> (Store, std::path::PathBuf) {
+        let (store, dir, _) = crate::server::store::testing::fresh_store(tag).await;
         let input = RunAgentInput::new("t1".to_string(), "r1".to_string());
         let op = Store::run_started_op(&input, &input.messages, "demo", "", 1);
         store.run_started(op).await;
@@ -87,6 +84,15 @@ mod tests {
             store.events_after("r1", 0, 20_000).await.unwrap().len(),
             16_000
         );
+        (store, dir)
+    }
+
+    /// 16 MB of events written and read back fill the page caches of the connections that
+    /// wrote and read them; a release hands most of it back, and the events still read.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_release_hands_the_page_caches_back() {
+        let _turn = TURN.lock().await;
+        let (store, dir) = filled_store("release").await;
         let full = sqlite_bytes();
         store.release_memory().await;
         let released = sqlite_bytes();
@@ -99,6 +105,37 @@ mod tests {
         assert_eq!(
             store.events_after("r1", 15_990, 100).await.unwrap().len(),
             10
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A writer that has written a burst hands its page cache back once it has had nothing to
+    /// write for a second, with no release asked for; it writes on afterwards.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_idle_writer_hands_its_page_cache_back() {
+        let _turn = TURN.lock().await;
+        let (store, dir) = filled_store("idle-writer").await;
+        let full = sqlite_bytes();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut now = full;
+        while full - now <= 8 << 20 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            now = sqlite_bytes();
+        }
+        assert!(
+            full - now > 8 << 20,
+            "SQLite held {} MB, still {} MB after 5 s of an idle writer",
+            full >> 20,
+            now >> 20
+        );
+        store
+            .event("r1".into(), 16_001, r#"{"type":"RAW","event":{}}"#.into(), None)
+            .await;
+        store.flush().await;
+        assert_eq!(
+            store.events_after("r1", 15_990, 100).await.unwrap().len(),
+            11
         );
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 use sqlx::{ConnectOptions, Connection, SqlitePool};
@@ -61,10 +62,15 @@ impl WriterConn {
         }
     }
 
-    /// Hand the page cache back (`PRAGMA shrink_memory`), between transactions.
-    async fn shrink(&mut self) {
-        if let WriterConn::Own { conn: Some(c), .. } = self {
-            let _ = sqlx::query("PRAGMA shrink_memory").execute(&mut *c).await;
+    /// Hand the page cache back (`PRAGMA shrink_memory`), between transactions. False when
+    /// there is no cache of its own to hand back (an in-memory database's is the database).
+    async fn shrink(&mut self) -> bool {
+        match self {
+            WriterConn::Own { conn: Some(c), .. } => {
+                let _ = sqlx::query("PRAGMA shrink_memory").execute(&mut *c).await;
+                true
+            }
+            _ => false,
         }
     }
 }
@@ -75,8 +81,20 @@ const URGENT_BATCH: usize = 4096;
 /// The room for writes the writer keeps between batches.
 const KEEP: usize = 1024;
 
+/// How long the writer waits with nothing to write before it hands its page cache back, once
+/// it has written [`SHRINK_AFTER`] writes since it last did. A burst of runs (ten thousand
+/// runs reaching their approvals, a thousand streaming at once) fills the writer's cache
+/// ([`WRITER_CACHE_KIB`](super::WRITER_CACHE_KIB), 16 MB) and SQLite keeps it full: an idle
+/// second later it is handed back, and the next burst reads its pages back from the file (or
+/// the system's cache).
+const IDLE: Duration = Duration::from_secs(1);
+/// Writes since the last hand-back below which an idle writer keeps its cache (a small cache
+/// is worth keeping warm).
+const SHRINK_AFTER: usize = 4096;
+
 /// The writer: applies writes in order, a queue's worth per transaction, urgent ones first.
-/// Hands its page cache back between transactions when `shrink` is raised. Ends once both
+/// Hands its page cache back between transactions when `shrink` is raised, and after an idle
+/// [`IDLE`] once it has written [`SHRINK_AFTER`] writes since it last did. Ends once both
 /// channels are closed and drained.
 pub(super) async fn writer(
     mut conn: WriterConn,
@@ -88,6 +106,8 @@ pub(super) async fn writer(
 ) {
     let mut batch = Vec::new();
     let (mut queue_open, mut urgent_open) = (true, true);
+    // Writes committed since the page cache was last handed back.
+    let mut written = 0usize;
     while queue_open || urgent_open {
         let (first, mut urgent_taken) = tokio::select! {
             biased;
@@ -98,6 +118,15 @@ pub(super) async fn writer(
             op = rx.recv(), if queue_open => {
                 queue_open = op.is_some();
                 (op, false)
+            }
+            _ = tokio::time::sleep(IDLE), if written >= SHRINK_AFTER => {
+                written = 0;
+                if conn.shrink().await {
+                    // SQLite's pages were glibc's: free chunks between live ones stay
+                    // resident until trimmed.
+                    let _ = tokio::task::spawn_blocking(crate::server::trim::trim_heap).await;
+                }
+                continue;
             }
         };
         let Some(first) = first else { continue };
@@ -155,6 +184,7 @@ pub(super) async fn writer(
             }
         }
         let mut acks = Vec::new();
+        written += batch.len();
         let result = conn.commit(&mut batch, &mut acks).await;
         // Ops after a failure were dropped unapplied (a dropped flush ack releases its waiter).
         batch.clear();
@@ -186,6 +216,7 @@ pub(super) async fn writer(
         // Before the acks: whoever asked for the release waits for it with a flush.
         if shrink.swap(false, Ordering::AcqRel) {
             conn.shrink().await;
+            written = 0;
         }
         for ack in acks {
             let _ = ack.send(());
