@@ -301,13 +301,15 @@ fn a_run_waiting_on_an_approval_holds_little() {
         eprintln!("a run waiting on an approval: {per} bytes of heap; by size:");
         print_growth(&sizes0, n);
         print_held();
-        // About 34 KB in a debug build today: hyper's two 8 KB buffers, the run's task, the
-        // connection's task, the thread's conversation, the response's stream, and (shared, a
-        // few KB a run here) the observer hub's window of the newest 4,096 events. 47 KB while
-        // a waiting run kept its logged events in memory and its future was as large as the
-        // demo agent's largest scenario; 37 KB while the run's task held the room of its start
-        // and end (2.2 KB) and the conversation the spare room of its vectors (1 KB).
-        assert!(per < 36 * 1024, "a waiting run holds {per} bytes");
+        // About 31.5 KB in a debug build today: hyper's two 8 KB buffers, the connection's
+        // task, the run's task and its parked state (the agent's step is gone while it waits:
+        // `RunContext::park`), the thread's conversation, the response's stream, and (shared,
+        // a few KB a run here) the observer hub's window of the newest 4,096 events. 47 KB
+        // while a waiting run kept its logged events in memory and its future was as large as
+        // the demo agent's largest scenario; 37 KB while the run's task held the room of its
+        // start and end (2.2 KB) and the conversation the spare room of its vectors (1 KB);
+        // 32.6 KB before it parked (its context, input and agent's step in memory).
+        assert!(per < 32 * 1024, "a waiting run holds {per} bytes");
         // Their clients leave, which cancels their runs (none was started with `detach`): what
         // is left is shared (the observer hub's window of recent events) or the threads'.
         drop(held);

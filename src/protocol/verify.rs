@@ -273,6 +273,18 @@ impl Verifier {
         Ok(())
     }
 
+    /// Give back the room of what is no longer open (a run that waits on a human keeps its
+    /// verifier for as long as it waits; maps keep their capacity as entries leave).
+    pub fn compact(&mut self) {
+        self.text.shrink_to_fit();
+        self.tools.shrink_to_fit();
+        self.reasoning.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.steps.shrink_to_fit();
+        self.subagents_active.shrink_to_fit();
+        self.subagents_seen.shrink_to_fit();
+    }
+
     /// The events that close everything still open, innermost first, so a producer that stops
     /// mid-run can end it cleanly (then `RUN_FINISHED` with a cancelled outcome).
     pub fn closing_events(&self) -> Vec<Event> {

@@ -33,6 +33,7 @@ mod join;
 mod log;
 mod observers;
 mod owners;
+mod park;
 mod registry;
 mod resume;
 mod retry;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use super::runs::context::{
-    Agent, AgentError, AgentInfo, InputError, RunContext, RunEnd, RunSettings,
+    Agent, AgentError, AgentInfo, InputError, Resume, RunContext, RunEnd, RunSettings,
     DEFAULT_LLM_IMAGE_SCHEMES,
 };
 

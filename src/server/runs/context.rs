@@ -14,6 +14,8 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+pub use super::park::Resume;
+use super::park::{wait_for_answer, Park};
 use crate::protocol::event::{Event, EventKind};
 use crate::protocol::types::{RunAgentInput, RunOutcome, TokenUsage};
 use crate::protocol::verify::Verifier;
@@ -196,10 +198,12 @@ pub struct RunContext {
     pub settings: RunSettings,
     pub(crate) cancel: CancellationToken,
     pub(crate) verifier: Verifier,
-    sink: Box<dyn EventSink>,
-    answers: Arc<dyn ToolAnswers>,
-    next_id: u64,
-    waits: HashMap<String, oneshot::Receiver<Value>>,
+    pub(super) sink: Box<dyn EventSink>,
+    pub(super) answers: Arc<dyn ToolAnswers>,
+    pub(super) next_id: u64,
+    pub(super) waits: HashMap<String, oneshot::Receiver<Value>>,
+    /// Set by [`RunContext::park`]: the agent's step ended on a wait for a human.
+    pub(super) park: Option<Park>,
 }
 
 impl RunContext {
@@ -219,6 +223,7 @@ impl RunContext {
             answers,
             next_id: 0,
             waits: HashMap::new(),
+            park: None,
         }
     }
 
@@ -323,18 +328,14 @@ impl RunContext {
             .waits
             .remove(tool_call_id)
             .expect("registered just above");
-        let timeout = self.settings.approval_timeout;
         self.sink.rest();
-        let result = tokio::select! {
-            _ = self.cancel.cancelled() => Err(AgentError::Cancelled),
-            r = tokio::time::timeout(timeout, rx) => match r {
-                Ok(Ok(v)) => Ok(v),
-                Ok(Err(_)) => Err(AgentError::Cancelled),
-                Err(_) => Err(AgentError::failed(crate::wire::RunErrorCode::ApprovalTimeout,
-                    format!("no answer to tool call '{tool_call_id}' within {} s", timeout.as_secs()),
-                )),
-            },
-        };
+        let result = wait_for_answer(
+            &self.cancel,
+            self.settings.approval_timeout,
+            rx,
+            tool_call_id,
+        )
+        .await;
         self.answers.forget(tool_call_id);
         result
     }

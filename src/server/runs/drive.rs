@@ -5,11 +5,13 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use futures::FutureExt;
 
 use super::context::{Agent, AgentError, EventSink, RunContext, RunEnd, Sent};
 use super::log::{Logged, RunLog};
 use super::observers::{ObserverHub, Origin};
+use super::park::wait_for_answer;
 use super::thread_cache::ThreadCache;
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::event::{Event, EventKind};
@@ -157,15 +159,43 @@ pub(super) async fn drive(
     // conversation, the store's write — all along. `drive`'s future was 2,120 bytes with its
     // start and end inline; the run's whole task is now a 768-byte allocation, as
     // `tests/connection_memory.rs` counts a waiting run's heap.
-    let outcome = AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind().await;
-    let result = match outcome {
+    let mut result = guarded(agent.run(&mut ctx)).await;
+    // A step that parked the run on a human's answer (`RunContext::park`) is over: its future
+    // is gone, and until the answer comes the run is its parked state and this wait.
+    while result.is_ok() {
+        let (parked, answer, park) = match ctx.take_park() {
+            Ok(parked) => parked,
+            Err(back) => {
+                ctx = back;
+                break;
+            }
+        };
+        let answer = wait_for_answer(
+            parked.cancel(),
+            parked.approval_timeout(),
+            answer,
+            &park.tool_call_id,
+        )
+        .await;
+        parked.forget(&park.tool_call_id);
+        ctx = Box::new(parked.into_context());
+        result = match answer {
+            Ok(answer) => guarded(park.then.resume(&mut ctx, answer)).await,
+            Err(e) => Err(e),
+        };
+    }
+    Box::pin(end(result, ctx, log, threads, store)).await;
+}
+
+/// An agent's step, a panic in it turned into a failure.
+async fn guarded(step: BoxFuture<'_, Result<RunEnd, AgentError>>) -> Result<RunEnd, AgentError> {
+    match AssertUnwindSafe(step).catch_unwind().await {
         Ok(r) => r,
         Err(_) => Err(AgentError::failed(
             RunErrorCode::InternalError,
             "the agent failed unexpectedly",
         )),
-    };
-    Box::pin(end(result, ctx, log, threads, store)).await;
+    }
 }
 
 /// A run's `RUN_STARTED`, before its task begins: with a database, committed together with

@@ -130,7 +130,12 @@ mod tests {
             now >> 20
         );
         store
-            .event("r1".into(), 16_001, r#"{"type":"RAW","event":{}}"#.into(), None)
+            .event(
+                "r1".into(),
+                16_001,
+                r#"{"type":"RAW","event":{}}"#.into(),
+                None,
+            )
             .await;
         store.flush().await;
         assert_eq!(

@@ -5,7 +5,9 @@
 use serde_json::{json, Value};
 
 use crate::protocol::types::{Message, RunOutcome};
-use crate::server::agents::{AgentError, RunContext, RunEnd};
+use futures::future::BoxFuture;
+
+use crate::server::agents::{AgentError, Resume, RunContext, RunEnd};
 
 use super::text::{last_user_text, stream_text};
 use super::tools::{after_word, emit_tool_call, emit_tool_result};
@@ -162,13 +164,27 @@ pub(super) fn is_approved(v: &Value) -> bool {
 }
 
 pub async fn approval(ctx: &mut RunContext) -> Result<RunEnd, AgentError> {
-    // The steps before and after the wait are boxed and their values dropped before it: a run
-    // waiting on a human (possibly ten thousand of them) holds only the wait itself.
-    let call = Box::pin(request_approval(ctx)).await?;
+    let call = request_approval(ctx).await?;
     // The stream stays open until POST /api/ag-ui/tool-result answers, the run is aborted, or
-    // the timeout turns into RUN_ERROR APPROVAL_TIMEOUT.
-    let answer = ctx.wait_tool_result(&call).await?;
-    Box::pin(after_approval(ctx, &call, answer)).await
+    // the timeout turns into RUN_ERROR APPROVAL_TIMEOUT. The run parks meanwhile: this step
+    // ends, and a run waiting on a human (possibly ten thousand of them) holds only the call's
+    // id and the wait.
+    ctx.park(&call.clone(), Box::new(AfterApproval { call }))
+}
+
+/// What the approval scenario goes on with once the human answered: the call's id.
+struct AfterApproval {
+    call: String,
+}
+
+impl Resume for AfterApproval {
+    fn resume<'a>(
+        self: Box<Self>,
+        ctx: &'a mut RunContext,
+        answer: Value,
+    ) -> BoxFuture<'a, Result<RunEnd, AgentError>> {
+        Box::pin(async move { after_approval(ctx, &self.call, answer).await })
+    }
 }
 
 /// The approval scenario up to its wait: the intro, then the `request_approval` call (its id).
