@@ -16,14 +16,69 @@ use agui_studio::server::config::{Cli, Command};
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// jemalloc's options: a background thread hands freed pages back to the system after about a
-/// second, whichever thread freed them (without it, pages freed by a thread that then sleeps
-/// stay resident).
+/// second ([`DIRTY_DECAY_MS`]), whichever thread freed them (without it, pages freed by a
+/// thread that then sleeps stay resident). A crowded server hands them back at once (see
+/// [`allocator_for_crowd`]).
 #[allow(non_upper_case_globals)]
 #[export_name = "_rjem_malloc_conf"]
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
+/// `dirty_decay_ms` of [`malloc_conf`], which a server that is no longer crowded goes back to.
+const DIRTY_DECAY_MS: isize = 1000;
+
+/// Called when the server becomes crowded (`server::trim::CROWD` open connections) or stops
+/// being. Crowded, jemalloc hands freed pages back at once (`dirty_decay_ms` 0) instead of
+/// keeping them a second for reuse: reused, a page that a burst of short-lived buffers had
+/// touched went into a new connection's buffers, resident for the connection's life even where
+/// the connection never wrote (hyper's two 8 KB buffers are mostly untouched). Measured with
+/// `benches/approvals_heap.py 10000 --demo-delay-ms 0` (10,000 runs waiting on approvals,
+/// started as fast as the server goes): 238–241 MB with a second's decay, 188 MB without.
+/// Not always: one stream drained flat out went 707 k → 525 k events/s without the decay (its
+/// write buffers' pages handed back and faulted in again at every batch), so an uncrowded
+/// server keeps it.
+fn allocator_for_crowd(crowded: bool) {
+    let ms: isize = if crowded { 0 } else { DIRTY_DECAY_MS };
+    let set = |name: &str| {
+        let Ok(name) = std::ffi::CString::new(name) else {
+            return;
+        };
+        // SAFETY: writes one ssize_t setting, read from `ms`, which outlives the call; an
+        // arena not yet in use answers an error and is skipped.
+        unsafe {
+            tikv_jemalloc_sys::mallctl(
+                name.as_ptr(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                (&ms as *const isize).cast_mut().cast(),
+                std::mem::size_of::<isize>(),
+            );
+        }
+    };
+    // Arenas created from now on, then each existing one (jemalloc's "all arenas" index is
+    // not accepted for this setting).
+    set("arenas.dirty_decay_ms");
+    let mut narenas: u32 = 0;
+    let mut len = std::mem::size_of::<u32>();
+    // SAFETY: reads one unsigned into `narenas`, whose size `len` gives.
+    let read = unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"arenas.narenas".as_ptr(),
+            (&mut narenas as *mut u32).cast(),
+            &mut len,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if read == 0 {
+        for i in 0..narenas {
+            set(&format!("arena.{i}.dirty_decay_ms"));
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     tune_allocator();
+    agui_studio::server::trim::on_crowd(allocator_for_crowd);
     #[cfg(feature = "alloc-stats")]
     agui_studio::server::alloc_stats::start_from_env();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

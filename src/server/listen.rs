@@ -113,6 +113,7 @@ pub async fn serve(
             p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
             _ = &mut shutdown => break,
         };
+        super::trim::crowd(max - permits.available_permits());
         let (stream, _peer) = tokio::select! {
             r = listener.accept() => match r {
                 Ok(s) => s,

@@ -10,8 +10,8 @@
 //! (they fill while a crowd's runs are written, and would otherwise stay full).
 //! Measured by the capacity benchmark's "after" RSS (see the README).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -66,6 +66,7 @@ pub fn spawn(permits: &Arc<Semaphore>, max: usize, release: Option<Release>) {
                 return;
             };
             let open = max.saturating_sub(free);
+            crowd(open);
             if trimmer.observe(open) {
                 if let Some(Release(hook)) = &release {
                     hook().await;
@@ -82,6 +83,49 @@ pub fn spawn(permits: &Arc<Semaphore>, max: usize, release: Option<Release>) {
             }
         }
     });
+}
+
+/// Open connections from which the server is crowded: each connection's memory then outweighs
+/// what the allocator saves by reusing freed pages at once, so the binary's allocator hands
+/// freed pages back immediately (see `src/main.rs`) until the connections fall to half this.
+/// A thousand clients streaming runs at once stay below it.
+pub const CROWD: usize = 1024;
+
+/// Whether the server is crowded (see [`crowd`]).
+static CROWDED: AtomicBool = AtomicBool::new(false);
+/// What the binary does when the server becomes crowded (true) or no longer is (false).
+static CROWD_HOOK: OnceLock<fn(bool)> = OnceLock::new();
+
+/// Have `hook` called when the server becomes crowded or stops being (at most one hook; later
+/// ones are ignored).
+pub fn on_crowd(hook: fn(bool)) {
+    let _ = CROWD_HOOK.set(hook);
+}
+
+/// Whether a server with `open` connections is crowded, given whether it was: from [`CROWD`]
+/// connections on, until they fall to half that.
+fn crowded_next(was: bool, open: usize) -> bool {
+    match was {
+        false => open >= CROWD,
+        true => open > CROWD / 2,
+    }
+}
+
+/// Take the number of open connections (the accept loop, at each accept, and the trim's check,
+/// every [`CHECK_EVERY`]): calls the [`on_crowd`] hook when the server becomes crowded or
+/// stops being. One atomic load when nothing changes.
+pub fn crowd(open: usize) {
+    let was = CROWDED.load(Ordering::Relaxed);
+    let now = crowded_next(was, open);
+    if now != was
+        && CROWDED
+            .compare_exchange(was, now, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    {
+        if let Some(hook) = CROWD_HOOK.get() {
+            hook(now);
+        }
+    }
 }
 
 /// Raised after each trim: a thread that saw an older value hands its allocator cache back.
@@ -134,6 +178,32 @@ pub(crate) fn trim_heap() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crowd_starts_at_its_size_and_ends_at_half() {
+        let mut crowded = false;
+        let mut changes = Vec::new();
+        for open in [
+            0,
+            10,
+            CROWD - 1,
+            CROWD,
+            CROWD + 5_000,
+            CROWD,
+            CROWD / 2 + 1,
+            CROWD / 2,
+            0,
+            CROWD / 2 + 1,
+            CROWD,
+        ] {
+            let now = crowded_next(crowded, open);
+            if now != crowded {
+                changes.push((open, now));
+            }
+            crowded = now;
+        }
+        assert_eq!(changes, [(CROWD, true), (CROWD / 2, false), (CROWD, true)]);
+    }
 
     #[test]
     fn a_map_gives_back_its_room_once_mostly_empty() {
