@@ -303,20 +303,20 @@ struct Begin {
     cancel: CancellationToken,
 }
 
+/// A registered run's remaining start ([`Runs::begin`]).
+type Steps = Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>;
+
 /// A start's remaining steps, awaited by its request: dropped before they end (the request was
 /// abandoned), they are cancelled and finish in a task of their own instead of stopping
 /// halfway. Awaited to the end, no task is spawned (a thousand runs starting at once each
 /// paid for that hop when every start went through a task).
 struct FinishIfAbandoned {
-    steps: Option<Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>>,
+    steps: Option<Steps>,
     cancel: CancellationToken,
 }
 
 impl FinishIfAbandoned {
-    fn new(
-        steps: Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>,
-        cancel: CancellationToken,
-    ) -> Self {
+    fn new(steps: Steps, cancel: CancellationToken) -> Self {
         FinishIfAbandoned {
             steps: Some(steps),
             cancel,
