@@ -119,7 +119,9 @@ pub(super) async fn writer(
                 queue_open = op.is_some();
                 (op, false)
             }
-            _ = tokio::time::sleep(IDLE), if written >= SHRINK_AFTER => {
+            // An async block: its timer is made only when polled (when both queues are
+            // empty), not at every batch.
+            _ = async { tokio::time::sleep(IDLE).await }, if written >= SHRINK_AFTER => {
                 written = 0;
                 if conn.shrink().await {
                     // SQLite's pages were glibc's: free chunks between live ones stay
