@@ -720,3 +720,58 @@ fn the_sign_in_form_works_as_a_browser_posts_it_with_an_opaque_origin() {
         }
     })
 }
+
+/// With no `--cors-origin`, API responses carry no CORS header at all (no `vary`, no
+/// `access-control-*`: there is no origin they could allow); an allow-listed origin gets its
+/// `access-control-allow-origin` and the run-events header exposed. An SSE response then has
+/// six headers, the room hyper's kept `HeaderMap` has for each open connection.
+#[test]
+fn cors_headers_come_only_with_configured_origins() {
+    common::run(async {
+        let (addr, _) = start_server(&["--demo-delay-ms", "0"]).await;
+        let origin = [("Origin", "http://app.example")];
+        let r = request(addr, "GET", "/api/agents", &origin, None).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        for (name, _) in &r.headers {
+            assert!(
+                name != "vary" && !name.starts_with("access-control-"),
+                "{name} without a configured origin: {:?}",
+                r.headers
+            );
+        }
+        let body = input("t-hdr", "r-hdr", "headers", "chat").to_string();
+        let sse = request(
+            addr,
+            "POST",
+            "/api/agents/demo",
+            &[("Accept", "text/event-stream")],
+            Some(body.as_bytes()),
+        )
+        .await;
+        assert_eq!(sse.status, 200, "{}", sse.body);
+        let kept: Vec<_> = sse
+            .headers
+            .iter()
+            .map(|(k, _)| k.as_str())
+            // hyper's own, and this client's `Connection: close` answered.
+            .filter(|k| !matches!(*k, "date" | "transfer-encoding" | "connection"))
+            .collect();
+        assert!(
+            kept.len() <= 6,
+            "an SSE response with {} headers: {kept:?}",
+            kept.len()
+        );
+        let (addr2, _) = start_server(&["--cors-origin", "http://app.example"]).await;
+        let r = request(addr2, "GET", "/api/agents", &origin, None).await;
+        assert_eq!(
+            r.header("access-control-allow-origin"),
+            Some("http://app.example")
+        );
+        assert!(
+            r.header("access-control-expose-headers")
+                .is_some_and(|h| h.contains("x-agui-run-events")),
+            "{:?}",
+            r.headers
+        );
+    })
+}

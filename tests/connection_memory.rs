@@ -301,7 +301,8 @@ fn a_run_waiting_on_an_approval_holds_little() {
         eprintln!("a run waiting on an approval: {per} bytes of heap; by size:");
         print_growth(&sizes0, n);
         print_held();
-        // About 31.5 KB in a debug build today: hyper's two 8 KB buffers, the connection's
+        // About 30.8 KB in a debug build today: hyper's two 8 KB buffers, its kept response
+        // headers (624 B: six headers with no CORS layer, 1,248 B with eight), the connection's
         // task, the run's task and its parked state (the agent's step is gone while it waits:
         // `RunContext::park`), the thread's conversation, the response's stream, and (shared,
         // a few KB a run here) the observer hub's window of the newest 4,096 events. 47 KB

