@@ -8,10 +8,10 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
-use super::context::{Agent, AgentError, EventSink, RunContext, RunEnd, Sent};
+use super::context::{wait_for_answer, Agent, AgentError, EventSink, RunContext, RunEnd, Sent};
 use super::log::{Logged, RunLog};
 use super::observers::{ObserverHub, Origin};
-use super::park::wait_for_answer;
+
 use super::thread_cache::ThreadCache;
 use crate::protocol::chunks::ChunkExpander;
 use crate::protocol::event::{Event, EventKind};

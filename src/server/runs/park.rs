@@ -8,51 +8,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::context::{AgentError, EventSink, RunContext, RunEnd, RunSettings, ToolAnswers};
+use super::context::{
+    AgentError, EventSink, Park, Resume, RunContext, RunEnd, RunSettings, ToolAnswers,
+};
 use crate::protocol::types::RunAgentInput;
 use crate::protocol::verify::Verifier;
-
-/// The answer to `tool_call_id` from `rx`; `Cancelled` when the run is stopped first (or the
-/// wait is dropped), an `APPROVAL_TIMEOUT` failure after `timeout`.
-pub(crate) async fn wait_for_answer(
-    cancel: &CancellationToken,
-    timeout: Duration,
-    rx: oneshot::Receiver<Value>,
-    tool_call_id: &str,
-) -> Result<Value, AgentError> {
-    tokio::select! {
-        _ = cancel.cancelled() => Err(AgentError::Cancelled),
-        r = tokio::time::timeout(timeout, rx) => match r {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(_)) => Err(AgentError::Cancelled),
-            Err(_) => Err(AgentError::failed(crate::wire::RunErrorCode::ApprovalTimeout,
-                format!("no answer to tool call '{tool_call_id}' within {} s", timeout.as_secs()),
-            )),
-        },
-    }
-}
-
-/// What an agent does once the human answers the tool call it parked its run on
-/// ([`RunContext::park`]). It owns all it needs to go on: a parked run keeps nothing else of
-/// its agent, and its context comes back with only the thread and run ids of its input.
-pub trait Resume: Send + Sync + 'static {
-    fn resume<'a>(
-        self: Box<Self>,
-        ctx: &'a mut RunContext,
-        answer: Value,
-    ) -> BoxFuture<'a, Result<RunEnd, AgentError>>;
-}
-
-/// A parked run's wait: the tool call it waits on and what goes on once it is answered.
-pub(crate) struct Park {
-    pub(crate) tool_call_id: String,
-    pub(crate) then: Box<dyn Resume>,
-}
 
 /// A run parked on a tool call ([`RunContext::park`]), until it is answered: its context
 /// without the agent's future, the input's conversation, or anything sized for streaming.
