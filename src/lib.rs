@@ -18,9 +18,11 @@ pub mod server;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    // The chunks of the lazy views the server rendered load first (see `ui::activity`).
+    // The chunks of the lazy views the server rendered load first (see `ui::lazy`).
     wasm_bindgen_futures::spawn_local(async {
         ui::activity::preload_rendered().await;
+        ui::render_hints::preload_rendered().await;
+        ui::schema_form::preload_rendered().await;
         leptos::mount::hydrate_body(ui::app::App);
     });
 }

@@ -60,6 +60,8 @@ test("hitl: a step switched off with its checkbox is left out by the agent, no J
   assert.equal(await edit.getAttribute("aria-expanded"), "false");
   await edit.click();
   assert.equal(await edit.getAttribute("aria-expanded"), "true");
+  // The form's code is a chunk of its own: it may still be on its way.
+  await card.getByRole("checkbox").first().waitFor();
   assert.equal(await card.getByRole("checkbox").count(), 6, "one checkbox per step");
   assert.equal(await card.getByRole("textbox").count(), 0, "no JSON unless asked for");
   const fuel = card.getByRole("checkbox", { name: "Fuel the rocket" });

@@ -16,13 +16,14 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::protocol::types::Message as Msg;
+use crate::ui::lazy::on_demand;
 use crate::ui::render_hints::JsonView;
 
 /// A renderer of one activity type.
 pub type Renderer = fn(Signal<Msg>) -> AnyView;
 
 /// The activity types with a renderer of their own. A2UI surfaces' is a WASM chunk of its own
-/// (see [`on_demand`]). Open generative UI's and MCP Apps' are not: their sandboxed frames
+/// (see [`crate::ui::lazy`]). Open generative UI's and MCP Apps' are not: their sandboxed frames
 /// announce themselves once, when they load, and a page that hydrated only after their chunk
 /// had loaded missed that and left a reloaded frame empty.
 pub const RENDERERS: &[(&str, Renderer)] = &[
@@ -37,37 +38,16 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     }),
 ];
 
-/// A renderer whose code the browser loads the first time it is needed (`#[lazy]`: a chunk of
-/// its own in a `cargo leptos build --split`, an ordinary call without). One that arrives live
-/// renders once its chunk is there. The server renders it at once, after an inert
-/// `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every such
-/// marker in the page ([`preload_rendered`]), so the view is ready when hydration reaches it
-/// (Leptos 0.8 hydrates a `Suspend` synchronously: one still loading would not match the
-/// server's HTML).
-fn on_demand(
-    name: &'static str,
-    view: impl std::future::Future<Output = AnyView> + Send + 'static,
-) -> AnyView {
-    view! { <template data-lazy=name></template> {Suspend::new(view)} }.into_any()
-}
-
 #[lazy]
 fn a2ui_card_view(message: Signal<Msg>) -> AnyView {
     view! { <a2ui_card::A2uiCard message/> }.into_any()
 }
 
-/// Loads the chunks of the lazy renderers the server rendered into this page (their
-/// `<template data-lazy>` markers); called before hydration.
+/// Loads the A2UI renderer's chunk if the server rendered a surface into this page; called
+/// before hydration (see [`crate::ui::lazy`]).
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
-    let rendered = |name: &str| {
-        document()
-            .query_selector(&format!("template[data-lazy=\"{name}\"]"))
-            .ok()
-            .flatten()
-            .is_some()
-    };
-    if rendered("a2ui") {
+    if crate::ui::lazy::rendered("a2ui") {
         __preload_a2ui_card_view().await;
     }
 }

@@ -14,6 +14,7 @@ pub mod dock;
 pub mod frame;
 pub mod icons;
 pub mod inspector;
+pub mod lazy;
 pub mod markdown;
 pub mod message;
 pub mod message_actions;

@@ -20,12 +20,15 @@ pub mod values;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::ui::lazy::on_demand;
 use crate::ui::util::pretty_value;
 use fields::{id_token, node_view};
 use model::build;
 pub use state::EditorState;
 
-/// The form for an [`EditorState`], with the "Advanced: edit as JSON" toggle.
+/// The form for an [`EditorState`], with the "Advanced: edit as JSON" toggle. Its view code is a
+/// WASM chunk of its own, loaded the first time a form is shown (see [`crate::ui::lazy`]); the
+/// state, its checks and its value stay in the page's own code.
 #[component]
 pub fn SchemaEditor(
     state: EditorState,
@@ -36,6 +39,20 @@ pub fn SchemaEditor(
     #[prop(into)]
     json_label: String,
 ) -> impl IntoView {
+    on_demand("schema-editor", editor_body(state, id_prefix, json_label))
+}
+
+/// Loads the editor's chunk if the server rendered a form into this page; called before
+/// hydration (see [`crate::ui::lazy`]).
+#[cfg(feature = "hydrate")]
+pub async fn preload_rendered() {
+    if crate::ui::lazy::rendered("schema-editor") {
+        __preload_editor_body().await;
+    }
+}
+
+#[lazy]
+fn editor_body(state: EditorState, id_prefix: String, json_label: String) -> AnyView {
     let st = state;
     let prefix = id_token(&id_prefix);
     let json_id = format!("{prefix}-json");
@@ -102,6 +119,7 @@ pub fn SchemaEditor(
             </div>
         </div>
     }
+    .into_any()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use crate::ui::render_hints::lookup;
+use crate::ui::render_hints::is_registered;
 
 /// Maps a tool's parsed arguments to `(component, props)`; None when they do not fit.
 pub type ToolRenderer = fn(&Value) -> Option<(&'static str, Value)>;
@@ -24,8 +24,7 @@ pub fn tool_view(tool: &str, args: &Value) -> Option<(String, Value)> {
     if let Some((_, render)) = TOOL_RENDERERS.iter().find(|(n, _)| *n == tool) {
         return render(args).map(|(c, p)| (c.to_string(), p));
     }
-    lookup(tool)?;
-    Some((tool.to_string(), args.clone()))
+    is_registered(tool).then(|| (tool.to_string(), args.clone()))
 }
 
 /// The state views present in `state`: (key, component, its props).

@@ -32,6 +32,8 @@ pub mod table;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
+use crate::ui::lazy::on_demand;
+
 pub use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
 pub use form::{FieldKind, FormField, SchemaForm};
 pub use json::JsonView;
@@ -53,7 +55,8 @@ pub enum HintError {
     },
 }
 
-/// Component name → renderer. Names are matched ASCII-case-insensitively.
+/// Component name → renderer. Names are matched ASCII-case-insensitively. Only [`render`] reads
+/// it, from the hint's chunk (see [`RenderHint`]): what the page's own code needs is [`NAMES`].
 const REGISTRY: &[(&str, Renderer)] = &[
     ("table", table::render),
     ("chart", chart::render),
@@ -63,6 +66,18 @@ const REGISTRY: &[(&str, Renderer)] = &[
     ("form", form::render),
     ("code", code::render),
     ("image", image::render),
+];
+
+/// The registered names, in [`REGISTRY`]'s order (a test keeps the two the same).
+pub const NAMES: [&str; 8] = [
+    "table",
+    "chart",
+    "card",
+    "checklist",
+    "progress",
+    "form",
+    "code",
+    "image",
 ];
 
 /// The registry: component name → renderer.
@@ -76,6 +91,12 @@ pub fn lookup(name: &str) -> Option<Renderer> {
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
         .map(|(_, r)| *r)
+}
+
+/// Whether a component is registered under `name` (ASCII-case-insensitive), without reaching
+/// the renderers.
+pub fn is_registered(name: &str) -> bool {
+    NAMES.iter().any(|n| n.eq_ignore_ascii_case(name.trim()))
 }
 
 /// Splits the `value` of a render-hint `CUSTOM` event into `(component, props)`. Props default to
@@ -102,7 +123,8 @@ pub fn render(component: &str, props: &Value) -> Result<AnyView, HintError> {
 
 /// A render hint (or a registered tool call): the component built from validated props, inside
 /// `<figure class="render-hint" data-component=…>`; on an unknown name or invalid props, a JSON
-/// view of the props with a note.
+/// view of the props with a note. The components are a WASM chunk of their own, loaded the first
+/// time a hint is drawn (see [`crate::ui::lazy`]).
 #[component]
 pub fn RenderHint(
     /// The component name (`"table"`, `"chart"`…).
@@ -112,8 +134,13 @@ pub fn RenderHint(
     #[prop(into)]
     props: Signal<Value>,
 ) -> impl IntoView {
-    let name = component.clone();
-    let body = move || match props.with(|p| render(&name, p)) {
+    let body = on_demand("render-hint", hint_body(component.clone(), props));
+    view! { <figure class="render-hint" data-component=component>{body}</figure> }
+}
+
+#[lazy]
+fn hint_body(component: String, props: Signal<Value>) -> AnyView {
+    (move || match props.with(|p| render(&component, p)) {
         Ok(view) => view,
         Err(note) => view! {
             <div class="rh-fallback">
@@ -122,8 +149,17 @@ pub fn RenderHint(
             </div>
         }
         .into_any(),
-    };
-    view! { <figure class="render-hint" data-component=component>{body}</figure> }
+    })
+    .into_any()
+}
+
+/// Loads the components' chunk if the server rendered a hint into this page; called before
+/// hydration (see [`crate::ui::lazy`]).
+#[cfg(feature = "hydrate")]
+pub async fn preload_rendered() {
+    if crate::ui::lazy::rendered("render-hint") {
+        __preload_hint_body().await;
+    }
 }
 
 #[cfg(test)]

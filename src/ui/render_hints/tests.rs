@@ -92,6 +92,11 @@ fn registry_names_and_lookup() {
     assert!(lookup("progress").is_some());
     assert!(lookup("StockChart").is_none());
     assert!(lookup("").is_none());
+    // The page's own code checks names without the renderers (they are the hint's chunk).
+    assert_eq!(names, NAMES);
+    for name in ["chart", "Chart", " progress ", "StockChart", ""] {
+        assert_eq!(is_registered(name), lookup(name).is_some(), "{name:?}");
+    }
 }
 
 #[test]
