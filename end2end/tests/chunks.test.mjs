@@ -1,8 +1,9 @@
 // The views the first paint does not show are WASM chunks of their own (the release is built
-// with `cargo leptos build --split`): render hints, the schema form, A2UI surfaces and the event
-// inspector stay out of the first load. A hint or a form fetches its chunk the first time one
-// appears, and a reloaded thread that shows one fetches the chunk before it hydrates, without a
-// hydration error.
+// with `cargo leptos build --split`): render hints, the schema form, A2UI surfaces, open
+// generative UI, MCP Apps and the event inspector stay out of the first load. A hint or a form
+// fetches its chunk the first time one appears, and a reloaded thread that shows one fetches the
+// chunk before it hydrates, without a hydration error. A reloaded thread's sandboxed frames run
+// their documents again: each frame loads only once the page listens to it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startServer, stopServer, launchBrowser, watchProblems, send, idle } from "./support.mjs";
@@ -22,7 +23,10 @@ after(async () => {
 
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 const hydrated = '#hydration-status[data-hydrated="true"]';
-const LAZY = ["split_hint_body_", "split_editor_body_", "split_a_2_ui_card_view_", "split_inspector_view_"];
+const LAZY = [
+  "split_hint_body_", "split_editor_body_", "split_a_2_ui_card_view_", "split_inspector_view_",
+  "split_ogui_view_", "split_mcp_app_view_",
+];
 
 test("render hints and forms load their code the first time they appear", async () => {
   const manifest = await fetch(`${server.url}/pkg/__wasm_split_manifest.json`);
@@ -63,6 +67,44 @@ test("render hints and forms load their code the first time they appear", async 
   assert.ok(fetched("split_hint_body_", mark), wasm.slice(mark).join(" "));
   assert.ok(!fetched("split_editor_body_", mark), wasm.slice(mark).join(" "));
   await log(page).locator("figure.render-hint table").first().waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a reloaded thread's sandboxed frames load their chunks, then their documents", async () => {
+  const page = await browser.context.newPage();
+  const problems = watchProblems(page);
+  const wasm = [];
+  page.on("request", (r) => {
+    const file = new URL(r.url()).pathname.split("/").pop();
+    if (file.endsWith(".wasm")) wasm.push(file);
+  });
+  const fetched = (prefix, from = 0) => wasm.slice(from).some((f) => f.startsWith(prefix));
+  await page.goto(server.url);
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  assert.ok(!fetched("split_ogui_view_") && !fetched("split_mcp_app_view_"), wasm.join(" "));
+
+  await send(page, "ogui");
+  await idle(page);
+  await send(page, "mcp_app");
+  await idle(page);
+  const ogui = page.frameLocator("iframe[title='Generated UI']");
+  const app = page.frameLocator("iframe[title^='MCP App']");
+  const shown = async () => {
+    await page.locator("iframe[title='Generated UI']").scrollIntoViewIfNeeded();
+    await ogui.locator("#count").filter({ hasText: "1,280" }).waitFor({ timeout: 15000 });
+    await page.locator("iframe[title^='MCP App']").scrollIntoViewIfNeeded();
+    await app.locator("#status").filter({ hasText: /^Connected to agui-studio/ }).waitFor({ timeout: 15000 });
+  };
+  await shown();
+  assert.ok(fetched("split_ogui_view_") && fetched("split_mcp_app_view_"), wasm.join(" "));
+
+  // After a reload the frames' documents come only once the page listens: both run again.
+  const mark = wasm.length;
+  await page.reload();
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  assert.ok(fetched("split_ogui_view_", mark), wasm.slice(mark).join(" "));
+  await shown();
   assert.deepEqual(problems, []);
   await page.close();
 });

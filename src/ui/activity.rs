@@ -22,19 +22,19 @@ use crate::ui::render_hints::JsonView;
 /// A renderer of one activity type.
 pub type Renderer = fn(Signal<Msg>) -> AnyView;
 
-/// The activity types with a renderer of their own. A2UI surfaces' is a WASM chunk of its own
-/// (see [`crate::ui::lazy`]). Open generative UI's and MCP Apps' are not: their sandboxed frames
-/// announce themselves once, when they load, and a page that hydrated only after their chunk
-/// had loaded missed that and left a reloaded frame empty.
+/// The activity types with a renderer of their own, each a WASM chunk of its own (see
+/// [`crate::ui::lazy`]). The sandboxed frames of open generative UI and MCP Apps load only once
+/// the page listens to them (see [`crate::ui::frame`]), so a frame in a reloaded thread waits
+/// for its chunk and the page's hydration instead of announcing itself to no one.
 pub const RENDERERS: &[(&str, Renderer)] = &[
     (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
         on_demand("a2ui", a2ui_card_view(message))
     }),
     (crate::protocol::genui::OPEN_GENERATIVE_UI, |message| {
-        view! { <ogui::OpenGenUi message/> }.into_any()
+        on_demand("ogui", ogui_view(message))
     }),
     (crate::protocol::genui::MCP_APPS, |message| {
-        view! { <mcp_app::McpApp message/> }.into_any()
+        on_demand("mcp-app", mcp_app_view(message))
     }),
 ];
 
@@ -43,12 +43,29 @@ fn a2ui_card_view(message: Signal<Msg>) -> AnyView {
     view! { <a2ui_card::A2uiCard message/> }.into_any()
 }
 
-/// Loads the A2UI renderer's chunk if the server rendered a surface into this page; called
-/// before hydration (see [`crate::ui::lazy`]).
+#[lazy]
+fn ogui_view(message: Signal<Msg>) -> AnyView {
+    view! { <ogui::OpenGenUi message/> }.into_any()
+}
+
+#[lazy]
+fn mcp_app_view(message: Signal<Msg>) -> AnyView {
+    view! { <mcp_app::McpApp message/> }.into_any()
+}
+
+/// Loads the chunk of each renderer the server rendered into this page; called before
+/// hydration (see [`crate::ui::lazy`]).
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
-    if crate::ui::lazy::rendered("a2ui") {
+    use crate::ui::lazy::rendered;
+    if rendered("a2ui") {
         __preload_a2ui_card_view().await;
+    }
+    if rendered("ogui") {
+        __preload_ogui_view().await;
+    }
+    if rendered("mcp-app") {
+        __preload_mcp_app_view().await;
     }
 }
 

@@ -100,9 +100,15 @@ pub fn SandboxFrame(
         html.track();
         prev.map_or(0, |v| v + 1)
     });
+    // The frame loads only once the page listens to it: the server renders it without `src`,
+    // and it gets one after hydration (effects run only in the browser). A frame the server
+    // rendered with its `src` could load, and its loader announce itself, before the page had
+    // hydrated (or loaded the view's chunk), and that announcement came only once.
+    let listening = RwSignal::new(false);
+    Effect::new(move |_| listening.set(true));
     let base = csp.url();
     let src = move || {
-        html.with(|h| h.is_some()).then(|| {
+        (listening.get() && html.with(|h| h.is_some())).then(|| {
             let sep = if base.contains('?') { '&' } else { '?' };
             format!("{base}{sep}v={}", version.get())
         })

@@ -73,27 +73,15 @@ fn assert_no_raw_html(out: &str) {
 
 #[test]
 fn registry_names_and_lookup() {
+    // The page's own code checks names without the renderers (they are the hint's chunk).
     let names: Vec<&str> = registry().iter().map(|(n, _)| *n).collect();
-    assert_eq!(
-        names,
-        [
-            "table",
-            "chart",
-            "card",
-            "checklist",
-            "progress",
-            "form",
-            "code",
-            "image"
-        ]
-    );
+    assert_eq!(names, NAMES);
+    assert!(NAMES.contains(&"table") && NAMES.contains(&"progress"));
     assert!(lookup("chart").is_some());
     assert!(lookup("Chart").is_some(), "case-insensitive");
     assert!(lookup("progress").is_some());
     assert!(lookup("StockChart").is_none());
     assert!(lookup("").is_none());
-    // The page's own code checks names without the renderers (they are the hint's chunk).
-    assert_eq!(names, NAMES);
     for name in ["chart", "Chart", " progress ", "StockChart", ""] {
         assert_eq!(is_registered(name), lookup(name).is_some(), "{name:?}");
     }
