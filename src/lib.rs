@@ -20,9 +20,11 @@ pub fn hydrate() {
     console_error_panic_hook::set_once();
     // The chunks of the lazy views the server rendered load first (see `ui::lazy`).
     wasm_bindgen_futures::spawn_local(async {
-        ui::activity::preload_rendered().await;
-        ui::render_hints::preload_rendered().await;
-        ui::schema_form::preload_rendered().await;
+        futures::join!(
+            ui::activity::preload_rendered(),
+            ui::render_hints::preload_rendered(),
+            ui::schema_form::preload_rendered(),
+        );
         leptos::mount::hydrate_body(ui::app::App);
     });
 }

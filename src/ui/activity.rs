@@ -58,15 +58,23 @@ fn mcp_app_view(message: Signal<Msg>) -> AnyView {
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
     use crate::ui::lazy::rendered;
-    if rendered("a2ui") {
-        __preload_a2ui_card_view().await;
-    }
-    if rendered("ogui") {
-        __preload_ogui_view().await;
-    }
-    if rendered("mcp-app") {
-        __preload_mcp_app_view().await;
-    }
+    futures::join!(
+        async {
+            if rendered("a2ui") {
+                __preload_a2ui_card_view().await;
+            }
+        },
+        async {
+            if rendered("ogui") {
+                __preload_ogui_view().await;
+            }
+        },
+        async {
+            if rendered("mcp-app") {
+                __preload_mcp_app_view().await;
+            }
+        },
+    );
 }
 
 /// The renderer of `activity_type`, if it has one.

@@ -2,7 +2,7 @@
 //! own in a `cargo leptos build --split`, an ordinary call without). One that arrives live
 //! renders once its chunk is there. The server renders it at once, after an inert
 //! `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every such
-//! marker in the page (each view's `preload_rendered`, called from `hydrate`), so the view is
+//! marker in the page (each view's `preload_rendered`, called from `hydrate`, all at once), so the view is
 //! ready when hydration reaches it (Leptos 0.8 hydrates a `Suspend` synchronously: one still
 //! loading would not match the server's HTML).
 
