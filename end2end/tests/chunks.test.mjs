@@ -28,10 +28,11 @@ const LAZY = [
   "split_ogui_view_", "split_mcp_app_view_",
 ];
 
-test("render hints and forms load their code the first time they appear", async () => {
-  const manifest = await fetch(`${server.url}/pkg/__wasm_split_manifest.json`);
-  assert.equal(manifest.status, 200, "the release site is a split build");
-
+/**
+ * A fresh page of the studio, once hydrated, recording the `.wasm` files it fetches: `fetched(prefix,
+ * from)` says whether one named `prefix…` came after the `from`-th.
+ */
+async function openRecording() {
   const page = await browser.context.newPage();
   const problems = watchProblems(page);
   const wasm = [];
@@ -40,9 +41,16 @@ test("render hints and forms load their code the first time they appear", async 
     if (file.endsWith(".wasm")) wasm.push(file);
   });
   const fetched = (prefix, from = 0) => wasm.slice(from).some((f) => f.startsWith(prefix));
-
   await page.goto(server.url);
   await page.waitForSelector(hydrated, { timeout: 20000 });
+  return { page, problems, wasm, fetched };
+}
+
+test("render hints and forms load their code the first time they appear", async () => {
+  const manifest = await fetch(`${server.url}/pkg/__wasm_split_manifest.json`);
+  assert.equal(manifest.status, 200, "the release site is a split build");
+
+  const { page, problems, wasm, fetched } = await openRecording();
   assert.ok(fetched("agui-studio.wasm"), wasm.join(" "));
   for (const view of LAZY) assert.ok(!fetched(view), `${view} in the first load: ${wasm.join(" ")}`);
 
@@ -72,16 +80,7 @@ test("render hints and forms load their code the first time they appear", async 
 });
 
 test("a reloaded thread's sandboxed frames load their chunks, then their documents", async () => {
-  const page = await browser.context.newPage();
-  const problems = watchProblems(page);
-  const wasm = [];
-  page.on("request", (r) => {
-    const file = new URL(r.url()).pathname.split("/").pop();
-    if (file.endsWith(".wasm")) wasm.push(file);
-  });
-  const fetched = (prefix, from = 0) => wasm.slice(from).some((f) => f.startsWith(prefix));
-  await page.goto(server.url);
-  await page.waitForSelector(hydrated, { timeout: 20000 });
+  const { page, problems, wasm, fetched } = await openRecording();
   assert.ok(!fetched("split_ogui_view_") && !fetched("split_mcp_app_view_"), wasm.join(" "));
 
   await send(page, "ogui");
