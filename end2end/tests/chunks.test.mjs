@@ -1,9 +1,10 @@
 // The views the first paint does not show are WASM chunks of their own (the release is built
 // with `cargo leptos build --split`): render hints, the schema form, A2UI surfaces, open
-// generative UI, MCP Apps and the event inspector stay out of the first load. A hint or a form
-// fetches its chunk the first time one appears, and a reloaded thread that shows one fetches the
-// chunk before it hydrates, without a hydration error. A reloaded thread's sandboxed frames run
-// their documents again: each frame loads only once the page listens to it.
+// generative UI, MCP Apps, the shared-state panel and the event inspector stay out of the first
+// load. A hint or a form fetches its chunk the first time one appears, and a reloaded thread
+// that shows one fetches the chunk before it hydrates, without a hydration error. A reloaded
+// thread's sandboxed frames run their documents again: each frame loads only once the page
+// listens to it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startServer, stopServer, launchBrowser, watchProblems, send, idle } from "./support.mjs";
@@ -25,7 +26,7 @@ const log = (page) => page.getByRole("log", { name: "Conversation" });
 const hydrated = '#hydration-status[data-hydrated="true"]';
 const LAZY = [
   "split_hint_body_", "split_editor_body_", "split_a_2_ui_card_view_", "split_inspector_view_",
-  "split_ogui_view_", "split_mcp_app_view_",
+  "split_ogui_view_", "split_mcp_app_view_", "split_state_panel_view_",
 ];
 
 /**
@@ -66,6 +67,12 @@ test("render hints and forms load their code the first time they appear", async 
   await card.getByRole("button", { name: "Edit arguments" }).click();
   await card.getByRole("checkbox").first().waitFor();
   assert.ok(fetched("split_editor_body_"), wasm.join(" "));
+
+  // The shared-state panel's code comes when it first opens.
+  assert.ok(!fetched("split_state_panel_view_"), wasm.join(" "));
+  await page.getByRole("button", { name: "State", exact: true }).click();
+  await page.locator('aside[aria-label="Shared state"]').waitFor();
+  assert.ok(fetched("split_state_panel_view_"), wasm.join(" "));
 
   // Reloaded: the thread's hints are in the server's HTML, so their chunk loads before hydration
   // and the page hydrates without a mismatch; the form is closed again, so its chunk waits.

@@ -22,7 +22,7 @@ use crate::ui::composer::Composer;
 use crate::ui::dock::{Dock, DockWidth};
 use crate::ui::inspector::{lazy_inspector, InspectorProps};
 use crate::ui::run_status::RunStatus;
-use crate::ui::state_panel::StatePanel;
+use crate::ui::state_panel::{lazy_state_panel, StatePanelProps};
 use crate::ui::suggestions::Suggestions;
 use crate::ui::theme::{ThemeToggle, THEME_BOOT_SCRIPT};
 use crate::ui::thread_list::ThreadList;
@@ -343,7 +343,11 @@ fn ThreadView(
         <Show when=move || show_state.get() || show_events.get()>
             <Dock width on_close=close_all>
                 <Show when=move || show_state.get()>
-                    <StatePanel state=agent.state on_save=agent.set_state on_close=close_state/>
+                    {lazy_state_panel(StatePanelProps {
+                        state: agent.state.into(),
+                        on_save: agent.set_state,
+                        on_close: Some(close_state),
+                    })}
                 </Show>
                 <Show when=move || show_events.get()>
                     {lazy_inspector(InspectorProps {

@@ -10,6 +10,18 @@ use crate::ui::util::pretty_value;
 
 const CLOSE: &str = "Close shared state";
 
+/// The shared-state panel, its code loaded on demand (a WASM chunk of its own in a
+/// `cargo leptos build --split`) the first time it opens. It starts closed, so the server never
+/// renders it and hydration never waits for it. Takes [`StatePanel`]'s props.
+pub fn lazy_state_panel(props: StatePanelProps) -> impl IntoView {
+    view! { <Suspense fallback=|| ()>{Suspend::new(state_panel_view(props))}</Suspense> }
+}
+
+#[lazy]
+fn state_panel_view(props: StatePanelProps) -> AnyView {
+    StatePanel(props).into_any()
+}
+
 /// The shared state (`<aside aria-label="Shared state">`).
 #[component]
 pub fn StatePanel(
