@@ -210,7 +210,10 @@ pub async fn get_json<T: serde::de::DeserializeOwned>(
     }
     let resp = check(resp).await?;
     let text = text_of(&resp).await;
-    serde_json::from_str(&text)
+    // Through `Value`: the types' parse is compiled for `Value` already, not again for text
+    // (see `protocol::types::tagged`).
+    serde_json::from_str::<serde_json::Value>(&text)
+        .and_then(T::deserialize)
         .map(Some)
         .map_err(|e| TransportError::Network(format!("unexpected answer from {url}: {e}")))
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
+use super::types::tagged::struct_variants;
 use super::types::{
     Content, JsonObject, Message, ReasoningRole, RunAgentInput, RunOutcome, SubagentOutcome,
     TextRole, TokenUsage, ToolRole,
@@ -88,15 +89,19 @@ impl From<EventKind> for Event {
     }
 }
 
-/// The type-specific body of an event.
+struct_variants! {
+/// The type-specific body of an event. (Parsed through `Value` by its twin `Body`: see
+/// [`crate::protocol::types::tagged`].)
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "SCREAMING_SNAKE_CASE",
     rename_all_fields = "camelCase"
 )]
-pub enum EventKind {
+pub enum EventKind: tag "type", parsed as Body
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE", rename_all_fields = "camelCase")]
+{
     // Text messages
     TextMessageStart {
         message_id: String,
@@ -247,6 +252,7 @@ pub enum EventKind {
         message: String,
         code: Option<String>,
     },
+}
 }
 
 /// What a `REASONING_ENCRYPTED_VALUE` attaches to.

@@ -10,6 +10,7 @@ mod content;
 mod input;
 mod message;
 mod outcome;
+pub(crate) mod tagged;
 mod tool;
 
 pub use content::{Content, ContentPart, MediaPart, PartSource, TextPart, CONTENT_PART_TYPES};

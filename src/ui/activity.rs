@@ -28,15 +28,20 @@ pub type Renderer = fn(Signal<Msg>) -> AnyView;
 /// for its chunk and the page's hydration instead of announcing itself to no one.
 pub const RENDERERS: &[(&str, Renderer)] = &[
     (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
-        on_demand("a2ui", a2ui_card_view(message))
+        on_demand(A2UI, a2ui_card_view(message))
     }),
     (crate::protocol::genui::OPEN_GENERATIVE_UI, |message| {
-        on_demand("ogui", ogui_view(message))
+        on_demand(OGUI, ogui_view(message))
     }),
     (crate::protocol::genui::MCP_APPS, |message| {
-        on_demand("mcp-app", mcp_app_view(message))
+        on_demand(MCP_APP, mcp_app_view(message))
     }),
 ];
+
+/// The markers of the three chunks (see [`crate::ui::lazy`]).
+const A2UI: &str = "a2ui";
+const OGUI: &str = "ogui";
+const MCP_APP: &str = "mcp-app";
 
 #[lazy]
 fn a2ui_card_view(message: Signal<Msg>) -> AnyView {
@@ -57,23 +62,11 @@ fn mcp_app_view(message: Signal<Msg>) -> AnyView {
 /// hydration (see [`crate::ui::lazy`]).
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
-    use crate::ui::lazy::rendered;
+    use crate::ui::lazy::load_if_rendered;
     futures::join!(
-        async {
-            if rendered("a2ui") {
-                __preload_a2ui_card_view().await;
-            }
-        },
-        async {
-            if rendered("ogui") {
-                __preload_ogui_view().await;
-            }
-        },
-        async {
-            if rendered("mcp-app") {
-                __preload_mcp_app_view().await;
-            }
-        },
+        load_if_rendered(A2UI, __preload_a2ui_card_view),
+        load_if_rendered(OGUI, __preload_ogui_view),
+        load_if_rendered(MCP_APP, __preload_mcp_app_view),
     );
 }
 

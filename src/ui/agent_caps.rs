@@ -9,7 +9,6 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::protocol::capabilities as caps;
-use crate::ui::agent_picker::AgentSummary;
 
 /// The `localStorage` key of the user's "Reasoning" pick (`"shown"` or `"hidden"`).
 pub const REASONING_KEY: &str = "agui-studio-reasoning";
@@ -22,7 +21,7 @@ pub struct AgentCaps(Signal<Value>);
 impl AgentCaps {
     /// The capabilities of the listed agent whose endpoint is `url`, and provides them as
     /// context to the views below.
-    pub fn provide(agents: Resource<Vec<AgentSummary>>, url: Signal<String>) -> Self {
+    pub fn provide(agents: crate::ui::agent_picker::Agents, url: Signal<String>) -> Self {
         let doc = Memo::new(move |_| {
             let u = url.get();
             agents.with(|list| {

@@ -11,14 +11,19 @@ mod transport;
 
 pub use crate::wire::{AgentSummary, ScenarioInfo};
 use leptos::prelude::*;
+
+use crate::ui::codec::ViaValue;
 use runtime::RuntimeAgents;
 use transport::TransportPicker;
+
+/// The hosted agents, as the server rendered them into the page (see [`ViaValue`]).
+pub type Agents = Resource<Vec<AgentSummary>, ViaValue>;
 
 /// The agents this server hosts. Under SSR they come from the server's [`crate::wire::PageData`]
 /// in context; without it (tests) the list is empty. In the browser the value comes
 /// from the server-rendered page.
-pub fn agents_resource() -> Resource<Vec<AgentSummary>> {
-    Resource::new(|| (), |_| hosted_agents())
+pub fn agents_resource() -> Agents {
+    Resource::new_with_options(|| (), |_| hosted_agents(), false)
 }
 
 fn hosted_agents() -> impl std::future::Future<Output = Vec<AgentSummary>> + Send + 'static {
@@ -38,7 +43,7 @@ fn hosted_agents() -> impl std::future::Future<Output = Vec<AgentSummary>> + Sen
 #[component]
 pub fn AgentPicker(
     /// The hosted agents.
-    agents: Resource<Vec<AgentSummary>>,
+    agents: Agents,
     /// The endpoint the active thread posts to.
     #[prop(into)]
     url: Signal<String>,

@@ -16,7 +16,7 @@ use leptos_router::{path, SsrMode};
 use crate::client::history::use_history;
 use crate::client::session::SendInput;
 use crate::ui::agent_caps::{AgentCaps, ReasoningToggle};
-use crate::ui::agent_picker::{agents_resource, AgentPicker, AgentSummary};
+use crate::ui::agent_picker::{agents_resource, AgentPicker};
 use crate::ui::chat::Chat;
 use crate::ui::composer::Composer;
 use crate::ui::dock::{Dock, DockWidth};
@@ -88,7 +88,11 @@ pub fn Studio() -> impl IntoView {
     let requested = use_query_map()
         .with_untracked(|q| q.get("thread"))
         .filter(|t| !t.is_empty());
-    let initial = Resource::new(|| (), move |_| initial_threads(requested.clone()));
+    let initial = Resource::<_, crate::ui::codec::ViaValue>::new_with_options(
+        || (),
+        move |_| initial_threads(requested.clone()),
+        false,
+    );
     view! {
         <Suspense fallback=|| view! { <div class="studio loading" aria-busy="true"></div> }>
             {move || Suspend::new(async move {
@@ -241,7 +245,7 @@ fn focus_id(_id: &str) {
 #[component]
 fn ThreadView(
     thread: ThreadRecord,
-    agents: Resource<Vec<AgentSummary>>,
+    agents: crate::ui::agent_picker::Agents,
     caps: AgentCaps,
     panels: Panels,
 ) -> impl IntoView {

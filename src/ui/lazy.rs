@@ -2,8 +2,8 @@
 //! own in a `cargo leptos build --split`, an ordinary call without). One that arrives live
 //! renders once its chunk is there. The server renders it at once, after an inert
 //! `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every such
-//! marker in the page (each view's `preload_rendered`, called from `hydrate`, all at once), so the view is
-//! ready when hydration reaches it (Leptos 0.8 hydrates a `Suspend` synchronously: one still
+//! marker in the page (each view's `preload_rendered`, called from `hydrate`, all at once), so
+//! the view is ready when hydration reaches it (Leptos 0.8 hydrates a `Suspend` synchronously: one still
 //! loading would not match the server's HTML).
 
 use leptos::prelude::*;
@@ -18,10 +18,22 @@ pub fn on_demand(
 
 /// Whether the server rendered a view marked `name` into this page.
 #[cfg(feature = "hydrate")]
-pub fn rendered(name: &str) -> bool {
+fn rendered(name: &str) -> bool {
     document()
         .query_selector(&format!("template[data-lazy=\"{name}\"]"))
         .ok()
         .flatten()
         .is_some()
+}
+
+/// Loads a chunk (`preload`, a `#[lazy]` function's `__preload_…`) if the server rendered a
+/// view marked `name` into this page.
+#[cfg(feature = "hydrate")]
+pub async fn load_if_rendered<F: std::future::Future<Output = ()>>(
+    name: &str,
+    preload: impl FnOnce() -> F,
+) {
+    if rendered(name) {
+        preload().await;
+    }
 }

@@ -9,6 +9,7 @@ pub mod app;
 pub mod approval;
 pub mod chat;
 pub mod clipboard;
+pub mod codec;
 pub mod composer;
 pub mod dock;
 pub mod frame;

@@ -39,17 +39,18 @@ pub fn SchemaEditor(
     #[prop(into)]
     json_label: String,
 ) -> impl IntoView {
-    on_demand("schema-editor", editor_body(state, id_prefix, json_label))
+    on_demand(MARKER, editor_body(state, id_prefix, json_label))
 }
 
 /// Loads the editor's chunk if the server rendered a form into this page; called before
 /// hydration (see [`crate::ui::lazy`]).
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
-    if crate::ui::lazy::rendered("schema-editor") {
-        __preload_editor_body().await;
-    }
+    crate::ui::lazy::load_if_rendered(MARKER, __preload_editor_body).await;
 }
+
+/// The marker of the editor's chunk (see [`crate::ui::lazy`]).
+const MARKER: &str = "schema-editor";
 
 #[lazy]
 fn editor_body(state: EditorState, id_prefix: String, json_label: String) -> AnyView {

@@ -32,7 +32,7 @@ pub fn scenarios_for(agents: &[AgentSummary], url: &str) -> Vec<ScenarioInfo> {
 #[component]
 pub fn Suggestions(
     /// The hosted agents (read inside a `Suspense`, so server and browser render the same).
-    agents: Resource<Vec<AgentSummary>>,
+    agents: crate::ui::agent_picker::Agents,
     /// The endpoint of the thread's agent.
     #[prop(into)]
     url: Signal<String>,

@@ -88,7 +88,7 @@ impl Event {
         } else {
             None
         };
-        let kind = EventKind::deserialize(Value::Object(map))?;
+        let kind = EventKind::parse_value(Value::Object(map))?;
         Ok(Event {
             kind,
             timestamp,
@@ -98,41 +98,11 @@ impl Event {
         })
     }
 
-    /// [`Event::from_value`] without consuming the value (the enforcement's fast path keeps it
-    /// for its error message). The body's parse ignores the base fields, as it ignores any
-    /// member its variant does not name.
+    /// [`Event::from_value`] of a copy of `value` (the enforcement's fast path keeps the value
+    /// for its error message). The copy costs what serde's buffer of an internally tagged enum
+    /// cost before (see [`crate::protocol::types::tagged`]).
     pub fn from_value_ref(value: &Value) -> Result<Event, serde_json::Error> {
-        let Value::Object(map) = value else {
-            return Err(serde::de::Error::custom("an event must be a JSON object"));
-        };
-        let attributable = map
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|t| !UNATTRIBUTABLE.contains(&t));
-        Ok(Event {
-            timestamp: get_typed::<i64>(map, "timestamp")?,
-            raw_event: get_typed::<Value>(map, "rawEvent")?.map(Box::new),
-            metadata: get_typed::<JsonObject>(map, "metadata")?.map(Box::new),
-            subagent_run_id: if attributable {
-                get_typed::<String>(map, "subagentRunId")?
-            } else {
-                None
-            },
-            kind: EventKind::deserialize(value)?,
-        })
-    }
-}
-
-/// Parse `key` of `map` without taking it; `null` counts as absent.
-fn get_typed<'a, T: Deserialize<'a>>(
-    map: &'a Map<String, Value>,
-    key: &str,
-) -> Result<Option<T>, serde_json::Error> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => T::deserialize(v)
-            .map(Some)
-            .map_err(|e| serde::de::Error::custom(format!("{key}: {e}"))),
+        Event::from_value(value.clone())
     }
 }
 

@@ -3,12 +3,17 @@
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
+use super::tagged::newtype_variants;
 use super::{Content, JsonObject, ToolCall};
 
-/// A message of any of the seven roles, discriminated by `role`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+newtype_variants! {
+/// A message of any of the seven roles, discriminated by `role` (parsed through `Value`: see
+/// [`super::tagged`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-pub enum Message {
+pub enum Message: tag "role", parsed as ByRole
+    #[serde(rename_all = "lowercase")]
+{
     Developer(TextMessage),
     System(TextMessage),
     Assistant(AssistantMessage),
@@ -16,6 +21,7 @@ pub enum Message {
     Tool(ToolMessage),
     Activity(ActivityMessage),
     Reasoning(ReasoningMessage),
+}
 }
 
 /// A `developer` or `system` message: plain text content.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
+use super::tagged::struct_variants;
 use super::JsonObject;
 
 /// Why a run paused and what answer it needs (`RUN_FINISHED.outcome.interrupts`).
@@ -40,15 +41,18 @@ pub enum ResumeStatus {
     Cancelled,
 }
 
+struct_variants! {
 /// How a run ended (`RUN_FINISHED.outcome`; absent means success).
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "lowercase",
     rename_all_fields = "camelCase"
 )]
-pub enum RunOutcome {
+pub enum RunOutcome: tag "type", parsed as RunOutcomeBody
+    #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+{
     Success {
         pending_tool_call_ids: Option<Vec<String>>,
     },
@@ -57,21 +61,26 @@ pub enum RunOutcome {
     },
     Cancelled,
 }
+}
 
 /// The outcome members 1.1 defines (an unknown one is stripped with a warning on input).
 pub const RUN_OUTCOME_TYPES: [&str; 3] = ["success", "interrupt", "cancelled"];
 
+struct_variants! {
 /// How a subagent invocation ended (`SUBAGENT_FINISHED.outcome`).
 #[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "lowercase",
     rename_all_fields = "camelCase"
 )]
-pub enum SubagentOutcome {
+pub enum SubagentOutcome: tag "type", parsed as SubagentOutcomeBody
+    #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+{
     Success,
     Suspended { interrupt_ids: Option<Vec<String>> },
+}
 }
 
 pub const SUBAGENT_OUTCOME_TYPES: [&str; 2] = ["success", "suspended"];

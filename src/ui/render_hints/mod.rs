@@ -134,9 +134,12 @@ pub fn RenderHint(
     #[prop(into)]
     props: Signal<Value>,
 ) -> impl IntoView {
-    let body = on_demand("render-hint", hint_body(component.clone(), props));
+    let body = on_demand(MARKER, hint_body(component.clone(), props));
     view! { <figure class="render-hint" data-component=component>{body}</figure> }
 }
+
+/// The marker of the components' chunk (see [`crate::ui::lazy`]).
+const MARKER: &str = "render-hint";
 
 #[lazy]
 fn hint_body(component: String, props: Signal<Value>) -> AnyView {
@@ -157,9 +160,7 @@ fn hint_body(component: String, props: Signal<Value>) -> AnyView {
 /// hydration (see [`crate::ui::lazy`]).
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
-    if crate::ui::lazy::rendered("render-hint") {
-        __preload_hint_body().await;
-    }
+    crate::ui::lazy::load_if_rendered(MARKER, __preload_hint_body).await;
 }
 
 #[cfg(test)]
