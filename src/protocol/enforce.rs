@@ -56,9 +56,13 @@ pub fn enforce(mut value: Value, warnings: &mut Vec<String>) -> Result<Enforced,
     strip_unknown_members(&ty, obj, warnings)?;
     let shape = Shape::of(&ty, obj);
     if shape.as_ref().is_some_and(Shape::known_clean) {
-        return match Event::from_value_ref(&value) {
+        // The value is parsed, not copied: a known shape fails only on a string outside an
+        // enumeration, and the parse's message names it.
+        return match Event::from_value(value) {
             Ok(event) => Ok(Enforced::Event(Box::new(event))),
-            Err(e) => Err(malformed(&ty, e, &value)),
+            Err(e) => Err(ProtocolError::Malformed(format!(
+                "malformed {ty} event: {e}"
+            ))),
         };
     }
     let original = value.clone();

@@ -13,12 +13,14 @@ std::thread_local! {
         Default::default();
 }
 
-/// A flat event's shape: its type and the names of its non-null members, in order. A flat
-/// event is one whose members are all scalars, apart from `metadata` and `rawEvent` (which the
-/// parse keeps whole). For such an event, what the parse strips depends on its shape alone
-/// (a member's name and the type decide whether the event keeps it; a scalar has nothing
-/// inside to strip), so a shape once found clean is clean again and the comparison of the
-/// input with the event's wire form — most of the work for a text delta — is skipped.
+/// A flat event's shape: its type and the names and JSON types of its non-null members, in
+/// order. A flat event is one whose members are all scalars, apart from `metadata` and
+/// `rawEvent` (which the parse keeps whole). For such an event, what the parse strips depends on
+/// its shape alone (a member's name and the type decide whether the event keeps it; a scalar has
+/// nothing inside to strip), so a shape once found clean is clean again and the comparison of
+/// the input with the event's wire form — most of the work for a text delta — is skipped. With
+/// the members' JSON types in the shape, the parse of a known shape can only fail on a string
+/// outside an enumeration (a `role`, a `subtype`), whose message names the string.
 pub(super) struct Shape(String);
 
 impl Shape {
@@ -34,6 +36,15 @@ impl Shape {
                 _ => {}
             }
             key.push('\0');
+            key.push(match v {
+                Value::Bool(_) => 'b',
+                Value::Number(n) if n.is_u64() => 'u',
+                Value::Number(n) if n.is_i64() => 'i',
+                Value::Number(_) => 'f',
+                Value::String(_) => 's',
+                Value::Array(_) => 'a',
+                _ => 'o',
+            });
             key.push_str(k);
             if key.len() > SHAPE_BYTES_LIMIT {
                 return None;

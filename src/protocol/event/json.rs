@@ -97,13 +97,6 @@ impl Event {
             subagent_run_id,
         })
     }
-
-    /// [`Event::from_value`] of a copy of `value` (the enforcement's fast path keeps the value
-    /// for its error message). The copy costs what serde's buffer of an internally tagged enum
-    /// cost before (see [`crate::protocol::types::tagged`]).
-    pub fn from_value_ref(value: &Value) -> Result<Event, serde_json::Error> {
-        Event::from_value(value.clone())
-    }
 }
 
 /// Remove `key` and parse it; `null` counts as absent (legacy producers send it).

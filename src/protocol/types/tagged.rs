@@ -12,24 +12,55 @@
 
 use std::fmt;
 
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{self, DeserializeOwned, MapAccess, Unexpected, Visitor};
-use serde::{Deserialize, Deserializer};
+use serde::de::value::{MapDeserializer, StringDeserializer};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, Unexpected,
+    VariantAccess, Visitor,
+};
+use serde::Deserializer;
 use serde_json::{Map, Value};
 
-/// Reads a JSON object from `d` as a `Value`, then `parse`s it. Inside the deserializer's own
-/// visit, so that an error `parse` finds in JSON text carries the object's position.
+/// A JSON object about to be parsed as a union: a `Value`'s map, or the members read from JSON
+/// text in their order.
+pub(crate) enum Object {
+    Map(Map<String, Value>),
+    List(Vec<(String, Value)>),
+}
+
+impl Object {
+    /// `value` as an object, or the error of a union (`expecting`) given anything else.
+    pub(crate) fn of(value: Value, expecting: &'static str) -> Result<Object, serde_json::Error> {
+        match value {
+            Value::Object(map) => Ok(Object::Map(map)),
+            other => Err(de::Error::invalid_type(unexpected(&other), &expecting)),
+        }
+    }
+
+    fn take(&mut self, key: &str) -> Option<Value> {
+        match self {
+            Object::Map(map) => map.remove(key),
+            Object::List(list) => {
+                let i = list.iter().position(|(k, _)| k == key)?;
+                Some(list.remove(i).1)
+            }
+        }
+    }
+}
+
+/// Reads a JSON object from `d` (its members as they come, nothing hashed), then `parse`s it.
+/// Inside the deserializer's own visit, so that an error `parse` finds in JSON text carries the
+/// object's position.
 pub(crate) fn deserialize_object<'de, D: Deserializer<'de>, T>(
     d: D,
     expecting: &'static str,
-    parse: fn(Value) -> Result<T, serde_json::Error>,
+    parse: fn(Object) -> Result<T, serde_json::Error>,
 ) -> Result<T, D::Error> {
     d.deserialize_map(ObjectVisitor { expecting, parse })
 }
 
 struct ObjectVisitor<T> {
     expecting: &'static str,
-    parse: fn(Value) -> Result<T, serde_json::Error>,
+    parse: fn(Object) -> Result<T, serde_json::Error>,
 }
 
 impl<'de, T> Visitor<'de> for ObjectVisitor<T> {
@@ -39,36 +70,123 @@ impl<'de, T> Visitor<'de> for ObjectVisitor<T> {
         f.write_str(self.expecting)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, access: A) -> Result<T, A::Error> {
-        let map = Map::deserialize(MapAccessDeserializer::new(access))?;
-        (self.parse)(Value::Object(map)).map_err(de::Error::custom)
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<T, A::Error> {
+        let mut members = Vec::with_capacity(access.size_hint().unwrap_or(8).min(64));
+        while let Some(member) = access.next_entry::<String, Value>()? {
+            members.push(member);
+        }
+        (self.parse)(Object::List(members)).map_err(de::Error::custom)
     }
 }
 
-/// `T` parsed from `value` by its derived code for `Value`, its error carried into `E`.
-pub(crate) fn parse<T: DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E> {
-    T::deserialize(value).map_err(E::custom)
+/// `object` parsed as the variant its member `tag` names of `B`, an externally tagged enum with
+/// the union's variants (see [`struct_variants`]): `B`'s derived code reads the tag as the
+/// variant's name and the other members as its body, without a buffer or a second map.
+pub(crate) fn parse_variant<B: DeserializeOwned>(
+    mut object: Object,
+    tag: &'static str,
+) -> Result<B, serde_json::Error> {
+    let name = match object.take(tag) {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(de::Error::invalid_type(unexpected(&other), &"a string tag"));
+        }
+        None => return Err(de::Error::missing_field(tag)),
+    };
+    let members = match object {
+        Object::Map(map) => Members::Map(map.into_iter()),
+        Object::List(list) => Members::List(list.into_iter()),
+    };
+    B::deserialize(Tagged {
+        name,
+        body: MapDeserializer::new(members),
+    })
 }
 
-/// The body of an internally tagged union parsed as the variant `tag` of `B`, an externally
-/// tagged enum with the same variants (see [`struct_variants`]): the tag is taken out of the
-/// object and wraps it (`{"TAG": {…}}`, the form whose variants serde parses without a buffer).
-pub(crate) fn parse_variant<B: DeserializeOwned, E: de::Error>(
-    value: Value,
-    tag: &'static str,
-    expecting: &'static str,
-) -> Result<B, E> {
-    let Value::Object(mut map) = value else {
-        return Err(E::invalid_type(unexpected(&value), &expecting));
-    };
-    let name = match map.remove(tag) {
-        Some(Value::String(s)) => s,
-        Some(other) => return Err(E::invalid_type(unexpected(&other), &"a string tag")),
-        None => return Err(E::missing_field(tag)),
-    };
-    let mut wrapped = Map::with_capacity(1);
-    wrapped.insert(name, Value::Object(map));
-    parse(Value::Object(wrapped))
+/// The members of a union's body, from either form of [`Object`] (one type, so that every
+/// body's derived code is compiled once).
+enum Members {
+    Map(serde_json::map::IntoIter),
+    List(std::vec::IntoIter<(String, Value)>),
+}
+
+impl Iterator for Members {
+    type Item = (String, Value);
+
+    fn next(&mut self) -> Option<(String, Value)> {
+        match self {
+            Members::Map(i) => i.next(),
+            Members::List(i) => i.next(),
+        }
+    }
+}
+
+type Body = MapDeserializer<'static, Members, serde_json::Error>;
+
+/// A union's variant name and body, read as an externally tagged enum's variant.
+struct Tagged {
+    name: String,
+    body: Body,
+}
+
+impl<'de> Deserializer<'de> for Tagged {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_enum(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+impl<'de> EnumAccess<'de> for Tagged {
+    type Error = serde_json::Error;
+    type Variant = VariantBody;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, VariantBody), serde_json::Error> {
+        let name: StringDeserializer<serde_json::Error> = self.name.into_deserializer();
+        Ok((seed.deserialize(name)?, VariantBody(self.body)))
+    }
+}
+
+struct VariantBody(Body);
+
+impl<'de> VariantAccess<'de> for VariantBody {
+    type Error = serde_json::Error;
+
+    fn unit_variant(self) -> Result<(), serde_json::Error> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, serde_json::Error> {
+        seed.deserialize(self.0)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        _visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        Err(de::Error::invalid_type(Unexpected::Map, &"a tuple variant"))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        visitor.visit_map(self.0)
+    }
 }
 
 fn unexpected(value: &Value) -> Unexpected<'_> {
@@ -124,28 +242,10 @@ macro_rules! struct_variants {
             }
         }
 
-        impl $name {
-            /// Parse the wire JSON object (what `Deserialize` does, without first reading the
-            /// value as a `Value` again).
-            pub fn parse_value(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-                $crate::protocol::types::tagged::parse_variant::<$body, serde_json::Error>(
-                    value,
-                    $tag,
-                    concat!("internally tagged enum ", stringify!($name)),
-                )
+        $crate::protocol::types::tagged::parse_impls!($name, $tag, |object| {
+            $crate::protocol::types::tagged::parse_variant::<$body>(object, $tag)
                 .map($name::from)
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::protocol::types::tagged::deserialize_object(
-                    d,
-                    concat!("internally tagged enum ", stringify!($name)),
-                    $name::parse_value,
-                )
-            }
-        }
+        });
     };
 }
 pub(crate) use struct_variants;
@@ -172,19 +272,37 @@ macro_rules! newtype_variants {
             $( $variant($ty) ),*
         }
 
+        $crate::protocol::types::tagged::parse_impls!($name, $tag, |object| {
+            let body = $crate::protocol::types::tagged::parse_variant::<$body>(object, $tag)?;
+            Ok(match body {
+                $( $body::$variant(inner) => $name::$variant(inner) ),*
+            })
+        });
+    };
+}
+pub(crate) use newtype_variants;
+
+/// A union's `parse_value` and `Deserialize`, both through `parse_object` (an [`Object`] to the
+/// union).
+macro_rules! parse_impls {
+    ($name:ident, $tag:literal, $parse_object:expr) => {
         impl $name {
-            /// Parse the wire JSON object (what `Deserialize` does, without first reading the
-            /// value as a `Value` again).
+            const EXPECTING: &'static str = concat!("internally tagged enum ", stringify!($name));
+
+            fn parse_object(
+                object: $crate::protocol::types::tagged::Object,
+            ) -> Result<Self, serde_json::Error> {
+                let parse: fn(
+                    $crate::protocol::types::tagged::Object,
+                ) -> Result<Self, serde_json::Error> = $parse_object;
+                parse(object)
+            }
+
+            /// Parse the wire JSON object (what `Deserialize` does, without reading the value
+            /// as a `Value` again).
             pub fn parse_value(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-                let body = $crate::protocol::types::tagged::parse_variant::<
-                    $body,
-                    serde_json::Error,
-                >(
-                    value, $tag, concat!("internally tagged enum ", stringify!($name))
-                )?;
-                Ok(match body {
-                    $( $body::$variant(inner) => $name::$variant(inner) ),*
-                })
+                $crate::protocol::types::tagged::Object::of(value, Self::EXPECTING)
+                    .and_then(Self::parse_object)
             }
         }
 
@@ -192,14 +310,14 @@ macro_rules! newtype_variants {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 $crate::protocol::types::tagged::deserialize_object(
                     d,
-                    concat!("internally tagged enum ", stringify!($name)),
-                    $name::parse_value,
+                    Self::EXPECTING,
+                    Self::parse_object,
                 )
             }
         }
     };
 }
-pub(crate) use newtype_variants;
+pub(crate) use parse_impls;
 
 #[cfg(test)]
 mod tests;
