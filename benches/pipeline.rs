@@ -1,13 +1,16 @@
 //! Throughput of the protocol core: encoding events to SSE, and decoding + the full client
 //! pipeline (translation, enforcement, chunks, verification, reducer) on the same stream, at
-//! 100,000 and 1,000,000 `TEXT_MESSAGE_CONTENT` events to show the cost is linear. Prints
-//! figures; it asserts nothing about speed.
+//! 100,000 and 1,000,000 `TEXT_MESSAGE_CONTENT` events to show the cost is linear; then the
+//! enforcement and typed parse of one event of each of six shapes (what a foreign stream's
+//! events take past the JSON parse). Prints figures; it asserts nothing about speed.
 
 use std::time::{Duration, Instant};
 
+use agui_studio::protocol::enforce::enforce;
 use agui_studio::protocol::pipeline::{Pipeline, PipelineOptions, StreamOutcome};
 use agui_studio::protocol::sse;
 use agui_studio::protocol::{Event, EventKind, TextRole};
+use serde_json::{json, Value};
 
 fn events(n: usize) -> Vec<Event> {
     let mut v = Vec::with_capacity(n + 4);
@@ -73,6 +76,59 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.unwrap())
 }
 
+/// Nanoseconds per event of `enforce` and of `Event::from_value` (each given a copy of the
+/// value, whose making is counted in both), best of five rounds of 200,000.
+fn parse_costs() {
+    let shapes: [(&str, Value); 6] = [
+        (
+            "text delta",
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-1", "delta": "hello there "}),
+        ),
+        (
+            "args delta",
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "call-1", "delta": "{\"a\":"}),
+        ),
+        (
+            "message start",
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "msg-1", "role": "assistant"}),
+        ),
+        (
+            "run start",
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        ),
+        (
+            "state delta",
+            json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/a", "value": 1}]}),
+        ),
+        (
+            "snapshot of 2",
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"role": "user", "id": "u", "content": "hi"},
+            {"role": "assistant", "id": "a", "content": "hello", "toolCalls": [
+                {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]}),
+        ),
+    ];
+    const N: u32 = 200_000;
+    for (name, value) in shapes {
+        let mut warnings = Vec::new();
+        let (e, _) = best_of(5, || {
+            for _ in 0..N {
+                std::hint::black_box(enforce(value.clone(), &mut warnings).is_ok());
+            }
+        });
+        let (p, _) = best_of(5, || {
+            for _ in 0..N {
+                std::hint::black_box(Event::from_value(value.clone()).is_ok());
+            }
+        });
+        println!(
+            "{name:>14}: enforce {:>5.0} ns, parse {:>5.0} ns (each with the value's copy)",
+            e.as_nanos() as f64 / N as f64,
+            p.as_nanos() as f64 / N as f64,
+        );
+    }
+}
+
 fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -107,6 +163,8 @@ fn main() {
         "decode+reduce cost per event at 10x the events: {:.2}x (1.00x = perfectly linear)",
         per_event[1] / per_event[0]
     );
+    println!("one event past the JSON parse:");
+    parse_costs();
     if let Some(mib) = peak_rss_mib() {
         println!(
             "peak resident memory: {mib:.0} MiB (holds the 1M-event SSE buffer and its events)"

@@ -1244,7 +1244,7 @@ fn sse_round_trip_of_every_event() {
 /// sent twice (the second time may take the fast path), then with an unknown member added (a
 /// new shape: the full check, which must name it), then with a known member of the wrong type
 /// after its shape is known clean (a new shape too: fatal, with the event in the message), and a
-/// string outside an enumeration in a known shape (fatal, the message naming the string).
+/// `role` outside its enumeration after a good one (no shape: fatal, the event in the message).
 #[test]
 fn enforcement_fast_path_agrees_with_the_full_check() {
     use agui_studio::protocol::enforce::{enforce, Enforced};
@@ -1294,7 +1294,8 @@ fn enforcement_fast_path_agrees_with_the_full_check() {
     let bad = json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "tool"});
     let err = enforce(bad, &mut Vec::new()).unwrap_err().to_string();
     assert!(
-        err.starts_with("malformed TEXT_MESSAGE_START event: unknown variant `tool`"),
+        err.starts_with("malformed TEXT_MESSAGE_START event: unknown variant `tool`")
+            && err.contains("\"role\":\"tool\""),
         "{err}"
     );
     // An unattributable event's subagentRunId is stripped, whatever shapes came before.

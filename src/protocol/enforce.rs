@@ -56,8 +56,8 @@ pub fn enforce(mut value: Value, warnings: &mut Vec<String>) -> Result<Enforced,
     strip_unknown_members(&ty, obj, warnings)?;
     let shape = Shape::of(&ty, obj);
     if shape.as_ref().is_some_and(Shape::known_clean) {
-        // The value is parsed, not copied: a known shape fails only on a string outside an
-        // enumeration, and the parse's message names it.
+        // The value is parsed, not copied: the parse of a known shape does not fail (see
+        // `Shape`); if it did, the message would lack the event's text.
         return match Event::from_value(value) {
             Ok(event) => Ok(Enforced::Event(Box::new(event))),
             Err(e) => Err(ProtocolError::Malformed(format!(

@@ -5,6 +5,9 @@ use serde_json::{Map, Value};
 /// Shapes of flat events already found clean, at most this many (a stream of ever-new member
 /// names only fills the set once, then takes the full check).
 const CLEAN_SHAPES_LIMIT: usize = 256;
+/// Members of flat events whose string is one of an enumeration (`TextRole`, `ToolRole`,
+/// `ReasoningRole`, `EncryptedSubtype`): a string the parse refuses looks like one it takes.
+const ENUMERATED: [&str; 2] = ["role", "subtype"];
 /// Longest shape remembered, in bytes.
 const SHAPE_BYTES_LIMIT: usize = 512;
 
@@ -18,9 +21,11 @@ std::thread_local! {
 /// `rawEvent` (which the parse keeps whole). For such an event, what the parse strips depends on
 /// its shape alone (a member's name and the type decide whether the event keeps it; a scalar has
 /// nothing inside to strip), so a shape once found clean is clean again and the comparison of
-/// the input with the event's wire form — most of the work for a text delta — is skipped. With
-/// the members' JSON types in the shape, the parse of a known shape can only fail on a string
-/// outside an enumeration (a `role`, a `subtype`), whose message names the string.
+/// the input with the event's wire form — most of the work for a text delta — is skipped. The
+/// members' JSON types are in the shape, and an event with a member whose string is one of an
+/// enumeration (`role`, `subtype`) has no shape, so the parse of a known shape does not fail:
+/// the fast path parses the value itself, and an event it could not parse always takes the
+/// full check, whose message quotes it.
 pub(super) struct Shape(String);
 
 impl Shape {
@@ -35,11 +40,14 @@ impl Shape {
                 }
                 _ => {}
             }
+            if ENUMERATED.contains(&k.as_str()) {
+                return None;
+            }
             key.push('\0');
             key.push(match v {
                 Value::Bool(_) => 'b',
-                Value::Number(n) if n.is_u64() => 'u',
                 Value::Number(n) if n.is_i64() => 'i',
+                Value::Number(n) if n.is_u64() => 'u',
                 Value::Number(_) => 'f',
                 Value::String(_) => 's',
                 Value::Array(_) => 'a',

@@ -1,14 +1,18 @@
 //! The parse of the protocol's tagged unions (`EventKind`, `Message`, `ContentPart`,
-//! `PartSource`, the outcomes) and of `Content`, through `serde_json::Value` alone.
+//! `PartSource`, the outcomes) and of `Content`, without serde's buffer.
 //!
 //! serde's derived parse of an internally tagged or untagged enum buffers its input in serde's
 //! private `Content` tree and parses every variant from that buffer: the variants' code and the
 //! code of every field type are compiled once more for it, beside their copies for `Value` and
-//! for JSON text. In the page's WASM that buffer's copies were 195 KB of the 345 KB of parsing
-//! code (2026-12-04, `twiggy`). Here a union is read as a `Value` (what every parse in the
-//! protocol starts from), its tag looked up, and its body parsed by derived code for `Value`
-//! only. The messages are the same as serde's (`missing field`, `unknown variant`), and a body's
-//! unknown members are ignored, as before.
+//! for JSON text. In the page's WASM that buffer's copies were 195 KB of the 351 KB of parsing
+//! code (2026-12-04, `twiggy`). Here a union's object — a `Value`'s map, or the members read
+//! from JSON text in their order, nothing hashed — has its tag taken out, and a derived
+//! externally tagged twin of the enum reads the tag as the variant's name and the other members
+//! as its body, through one serde `MapDeserializer` over them whose values are `Value`s: each
+//! body's code is compiled once, for that one deserializer. The messages are serde's
+//! (`missing field`, `unknown variant`), a body's unknown members are ignored as before, and an
+//! array is not taken for a union (serde took `["cancelled"]`, the tag first); `tagged/tests.rs`
+//! holds each union to serde's derived parse.
 
 use std::fmt;
 
