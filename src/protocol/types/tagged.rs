@@ -40,12 +40,19 @@ impl Object {
         }
     }
 
-    fn take(&mut self, key: &str) -> Option<Value> {
+    /// Takes the member `key` out; a key given twice (JSON text may) is refused, as serde's
+    /// buffered parse refused a repeated tag, so that no reader of the same text can take the
+    /// union for another variant.
+    fn take(&mut self, key: &'static str) -> Result<Option<Value>, serde_json::Error> {
         match self {
-            Object::Map(map) => map.remove(key),
+            Object::Map(map) => Ok(map.remove(key)),
             Object::List(list) => {
-                let i = list.iter().position(|(k, _)| k == key)?;
-                Some(list.remove(i).1)
+                let mut found = list.iter().enumerate().filter(|(_, (k, _))| k == key);
+                match (found.next().map(|(i, _)| i), found.next()) {
+                    (_, Some(_)) => Err(de::Error::duplicate_field(key)),
+                    (Some(i), None) => Ok(Some(list.remove(i).1)),
+                    (None, None) => Ok(None),
+                }
             }
         }
     }
@@ -90,7 +97,7 @@ pub(crate) fn parse_variant<B: DeserializeOwned>(
     mut object: Object,
     tag: &'static str,
 ) -> Result<B, serde_json::Error> {
-    let name = match object.take(tag) {
+    let name = match object.take(tag)? {
         Some(Value::String(s)) => s,
         Some(other) => {
             return Err(de::Error::invalid_type(unexpected(&other), &"a string tag"));
@@ -209,8 +216,8 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
     }
 }
 
-/// An internally tagged enum whose variants all have named fields, with its parse through
-/// `Value` ([`parse_variant`]): declares the enum as written (its attributes, which name the
+/// An internally tagged enum whose variants all have named fields, with its parse without
+/// serde's buffer ([`parse_variant`]): declares the enum as written (its attributes, which name the
 /// tag for `Serialize`, first), a private externally tagged twin `$body` with the same variants
 /// and fields (what the parse reads, with the serde attributes given after its name), the move
 /// from the twin to the enum, `parse_value` and `Deserialize`. A variant without fields has an
@@ -246,7 +253,7 @@ macro_rules! struct_variants {
             }
         }
 
-        $crate::protocol::types::tagged::parse_impls!($name, $tag, |object| {
+        $crate::protocol::types::tagged::parse_impls!($name, |object| {
             $crate::protocol::types::tagged::parse_variant::<$body>(object, $tag)
                 .map($name::from)
         });
@@ -276,7 +283,7 @@ macro_rules! newtype_variants {
             $( $variant($ty) ),*
         }
 
-        $crate::protocol::types::tagged::parse_impls!($name, $tag, |object| {
+        $crate::protocol::types::tagged::parse_impls!($name, |object| {
             let body = $crate::protocol::types::tagged::parse_variant::<$body>(object, $tag)?;
             Ok(match body {
                 $( $body::$variant(inner) => $name::$variant(inner) ),*
@@ -289,7 +296,7 @@ pub(crate) use newtype_variants;
 /// A union's `parse_value` and `Deserialize`, both through `parse_object` (an [`Object`] to the
 /// union).
 macro_rules! parse_impls {
-    ($name:ident, $tag:literal, $parse_object:expr) => {
+    ($name:ident, $parse_object:expr) => {
         impl $name {
             const EXPECTING: &'static str = concat!("internally tagged enum ", stringify!($name));
 

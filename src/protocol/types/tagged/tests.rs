@@ -16,7 +16,7 @@ use crate::protocol::EventKind;
 mod derived {
     use super::*;
 
-    #[derive(Serialize, Deserialize)]
+    #[derive(Debug, Serialize, Deserialize)]
     #[serde(tag = "role", rename_all = "lowercase")]
     pub enum Message {
         Developer(TextMessage),
@@ -28,7 +28,7 @@ mod derived {
         Reasoning(ReasoningMessage),
     }
 
-    #[derive(Serialize, Deserialize)]
+    #[derive(Debug, Serialize, Deserialize)]
     #[serde(tag = "type", rename_all = "lowercase")]
     pub enum ContentPart {
         Text(TextPart),
@@ -38,7 +38,7 @@ mod derived {
         Document(MediaPart),
     }
 
-    #[derive(Serialize, Deserialize)]
+    #[derive(Debug, Serialize, Deserialize)]
     #[serde(untagged)]
     pub enum Content {
         Text(String),
@@ -46,7 +46,7 @@ mod derived {
     }
 
     #[serde_with::skip_serializing_none]
-    #[derive(Serialize, Deserialize)]
+    #[derive(Debug, Serialize, Deserialize)]
     #[serde(
         tag = "type",
         rename_all = "lowercase",
@@ -69,7 +69,7 @@ mod derived {
     }
 
     #[serde_with::skip_serializing_none]
-    #[derive(Serialize, Deserialize)]
+    #[derive(Debug, Serialize, Deserialize)]
     #[serde(
         tag = "type",
         rename_all = "lowercase",
@@ -86,7 +86,7 @@ mod derived {
     }
 
     #[serde_with::skip_serializing_none]
-    #[derive(Serialize, Deserialize)]
+    #[derive(Debug, Serialize, Deserialize)]
     #[serde(
         tag = "type",
         rename_all = "lowercase",
@@ -328,4 +328,26 @@ fn arrays_are_not_unions() {
         "invalid type: sequence, expected internally tagged enum RunOutcome at line 1 column 0"
     );
     assert!(serde_json::from_str::<derived::RunOutcome>(r#"["cancelled"]"#).is_ok());
+}
+
+#[test]
+fn a_tag_given_twice_is_refused() {
+    let text = r#"{"role": "user", "id": "u", "content": "hi", "role": "system"}"#;
+    let ours = serde_json::from_str::<Message>(text)
+        .unwrap_err()
+        .to_string();
+    let theirs = serde_json::from_str::<derived::Message>(text)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(without_position_text(&ours), without_position_text(&theirs));
+    assert!(ours.starts_with("duplicate field `role`"), "{ours}");
+    let text = r#"{"type": "TEXT_MESSAGE_END", "messageId": "m", "type": "RUN_ERROR"}"#;
+    let err = serde_json::from_str::<EventKind>(text)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("duplicate field `type`"), "{err}");
+}
+
+fn without_position_text(s: &str) -> &str {
+    s.find(" at line ").map_or(s, |i| &s[..i])
 }
