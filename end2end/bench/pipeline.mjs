@@ -124,7 +124,7 @@ try {
             if (who === "ours") {
               const mod = await import(moduleUrl);
               const t0 = performance.now();
-              const s = JSON.parse(mod.replay_body(threadId, runId, bytes, proto, piece));
+              const s = JSON.parse(await mod.replay_body(threadId, runId, bytes, proto, piece));
               return { ms: performance.now() - t0, ...s };
             }
             const body = () =>

@@ -21,25 +21,22 @@ use serde_json::{json, Value};
 use super::session::{
     Actions, Connection, MessageEntry, Pending, RunView, SendInput, UseAgentOptions, Writers,
 };
-use super::transport::{get_json, post_json, random_id};
-use crate::client::errors::RunErrorView;
+use super::transport::{post_json, random_id};
 use crate::client::event_log::RunMark;
-use crate::protocol::pipeline::{Pipeline, PipelineOptions};
 use crate::protocol::reduce::Conversation;
-use crate::wire::RunDetail;
 
 mod edit;
+pub(super) mod engine;
 mod frames;
 mod hitl;
 mod live;
 mod reconnect;
 mod replay;
 mod run;
-use edit::edit_and_resend;
-use hitl::{answer, maybe_resume};
+pub use engine::load as load_engine;
+use engine::with_engine;
 use live::{Live, Shared};
 use reconnect::cancel_url;
-use run::{follow_run, retry_input, start_run, user_message};
 
 pub(crate) fn actions(
     options: UseAgentOptions,
@@ -88,7 +85,7 @@ pub(crate) fn actions(
     }));
     let follow = live.borrow().options.follow_run.clone();
     if let Some(run_id) = follow {
-        follow_run(&live, run_id);
+        with_engine(&live, move |e, l| (e.follow_run)(l, run_id));
     }
     let url = live.borrow().options.url;
     let live = StoredValue::new_local(live);
@@ -104,17 +101,8 @@ pub(crate) fn actions(
     });
 
     let send = Callback::new(move |input: SendInput| {
-        let l = live.get_value();
-        if l.borrow().pipeline.is_some() {
-            return;
-        }
-        let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
-        if !input.is_action() {
-            conv.messages
-                .push(user_message(input.text, input.attachments));
-            conv.reindex();
-        }
-        start_run(&l, conv, thread(), input.forwarded_props, None);
+        let thread = thread();
+        with_engine(&live.get_value(), move |e, l| (e.send)(l, input, thread));
     });
 
     let stop = Callback::new(move |_| {
@@ -148,15 +136,20 @@ pub(crate) fn actions(
     });
 
     let approve = Callback::new(move |(id, edited): (String, Option<Value>)| {
-        answer(&live.get_value(), &id, true, edited, messages, run);
+        with_engine(&live.get_value(), move |e, l| {
+            (e.answer)(l, &id, true, edited, messages, run)
+        });
     });
     let reject = Callback::new(move |id: String| {
-        answer(&live.get_value(), &id, false, None, messages, run);
+        with_engine(&live.get_value(), move |e, l| {
+            (e.answer)(l, &id, false, None, messages, run)
+        });
     });
     let answer_interrupt = Callback::new(move |(id, payload): (String, Value)| {
         let l = live.get_value();
         l.borrow_mut().interrupt_answers.insert(id, payload);
-        maybe_resume(&l, thread());
+        let thread = thread();
+        with_engine(&l, move |e, l| (e.maybe_resume)(l, thread));
     });
 
     let set_state = Callback::new(move |v: Value| {
@@ -166,63 +159,10 @@ pub(crate) fn actions(
         b.w.state.set(v);
     });
 
-    let retry = Callback::new(move |_| {
-        let l = live.get_value();
-        if l.borrow().pipeline.is_some() {
-            return;
-        }
-        let last = l.borrow_mut().last_run.take();
-        if let Some((input, start_ids)) = last {
-            // What the run added goes; the rest stays where it was (render hints included).
-            let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
-            let produced = conv
-                .messages
-                .iter()
-                .map(|m| m.id().to_string())
-                .filter(|id| !start_ids.contains(id))
-                .collect();
-            conv.forget_run(&input.run_id, &produced);
-            conv.state = input.state.clone();
-            retry_input(&l, input, conv);
-            return;
-        }
-        // A failed run (or, to regenerate, the last run) of a thread loaded from the server:
-        // its input comes from there.
-        let (failed, headers) = {
-            let b = l.borrow();
-            let failed = b.options.failed_run.as_ref().map(|(id, _)| id.clone());
-            let failed = failed.or_else(|| b.options.last_run.clone());
-            (failed, b.options.headers.get_untracked())
-        };
-        if let Some(run_id) = failed {
-            leptos::task::spawn_local(async move {
-                let url = crate::wire::run_url(&run_id);
-                match get_json::<RunDetail>(&url, &headers).await {
-                    Ok(Some(detail)) if l.borrow().pipeline.is_none() => {
-                        let input = detail.input;
-                        let mut conv =
-                            Pipeline::for_input(&input, PipelineOptions::default()).conversation;
-                        // The thread's hints stay; the failed run's go with it.
-                        conv.render_hints = l.borrow().conversation.render_hints.clone();
-                        conv.render_hints
-                            .retain(|h| h.run_id.as_deref() != Some(run_id.as_str()));
-                        retry_input(&l, input, conv);
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        let w = l.borrow().w;
-                        w.error.set(Some(RunErrorView {
-                            message: format!("The failed run could not be read again: {e}"),
-                            code: None,
-                        }));
-                    }
-                }
-            });
-        }
-    });
+    let retry = Callback::new(move |_| with_engine(&live.get_value(), |e, l| (e.retry)(l)));
 
     let edit = Callback::new(move |(id, text): (String, String)| {
-        edit_and_resend(&live.get_value(), id, text);
+        with_engine(&live.get_value(), move |e, l| (e.edit)(l, id, text));
     });
 
     let new_thread = Callback::new(move |_| reset(&live.get_value()));
@@ -230,7 +170,7 @@ pub(crate) fn actions(
     let open_recording = Callback::new(move |bytes: Vec<u8>| {
         let l = live.get_value();
         reset(&l);
-        replay::open_recording(&l, bytes);
+        with_engine(&l, move |e, l| (e.open_recording)(l, bytes));
     });
 
     Actions {

@@ -48,7 +48,13 @@ pub fn use_history(
                 return;
             }
             loaded_for.set_value(Some(thread.clone()));
-            leptos::task::spawn_local(load::load(thread, loaded_for, live, records, status));
+            leptos::task::spawn_local(async move {
+                // The loader is a run's code (the pipeline): in the engine's chunk.
+                match crate::client::browser::engine::engine().await {
+                    Ok(e) => (e.history)(thread, loaded_for, live, records, status).await,
+                    Err(e) => status.set(HistoryStatus::Failed(e)),
+                }
+            });
         });
     }
     #[cfg(not(feature = "hydrate"))]
@@ -62,3 +68,5 @@ pub fn use_history(
 #[cfg(feature = "hydrate")]
 #[path = "history/load.rs"]
 mod load;
+#[cfg(feature = "hydrate")]
+pub(in crate::client) use load::load;

@@ -21,5 +21,7 @@ pub mod side_run;
 pub mod transport;
 mod use_agent;
 
+#[cfg(feature = "hydrate")]
+pub use browser::load_engine;
 pub use session::{UseAgentOptions, UseAgentReturn};
 pub use use_agent::use_agent;

@@ -199,21 +199,53 @@ fn inspect() {
     let _ = timeline(all(&[], &live));
 }
 
+/// The rehearsal's code, a chunk of its own (as a run's is: see `crate::client::load_engine`),
+/// fetched once the page is idle.
+#[cfg(feature = "hydrate")]
+struct Rehearsal {
+    step: fn(usize) -> bool,
+    views: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>,
+}
+
+#[cfg(feature = "hydrate")]
+static REHEARSAL: Rehearsal = Rehearsal {
+    step,
+    views: || Box::pin(rehearse_views()),
+};
+
+#[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(
+    warm_rehearsal,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(#[doc(hidden)] __preload_warm_rehearsal)
+)]
+fn rehearsal() -> Result<&'static Rehearsal, leptos::wasm_split::SplitLoaderError> {
+    Ok(&REHEARSAL)
+}
+
 /// Rehearse in the background, one step per idle moment, starting a little after hydration
-/// so the page's own start-up work goes first.
+/// so the page's own start-up work goes first. A run's code and the rehearsal's are fetched
+/// first (a chunk that cannot be fetched: no rehearsal; an action would say it in its banner).
 #[cfg(feature = "hydrate")]
 pub fn after_hydration() {
     use crate::client::transport::sleep_ms;
     leptos::task::spawn_local(async {
         use crate::client::session::run_begun;
         sleep_ms(200).await;
+        if !crate::client::load_engine().await {
+            return;
+        }
+        let Ok(r) = rehearsal().await else {
+            return;
+        };
         let mut n = 0;
-        while !run_begun() && step(n) {
+        while !run_begun() && (r.step)(n) {
             n += 1;
             sleep_ms(16).await;
         }
         if !run_begun() {
-            rehearse_views().await;
+            (r.views)().await;
         }
     });
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use crate::client::errors::{http_failure, network_failure, RunErrorView, Target};
-use crate::client::session::Connection;
+use crate::client::session::{Connection, SendInput};
 use crate::client::transport::{
     get_json, is_same_origin, now_ms, post_stream, random_id, TransportError,
 };
@@ -133,6 +133,75 @@ pub(super) fn start_run(
         };
         let result = resume_run(&l, generation, result, &signal).await;
         finish_run(&l, generation, result, &tried);
+    });
+}
+
+/// Send a user message (none for an action) and start a run; nothing while a run is going.
+pub(super) fn send(l: &Shared, input: SendInput, thread_id: String) {
+    if l.borrow().pipeline.is_some() {
+        return;
+    }
+    let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
+    if !input.is_action() {
+        conv.messages
+            .push(user_message(input.text, input.attachments));
+        conv.reindex();
+    }
+    start_run(l, conv, thread_id, input.forwarded_props, None);
+}
+
+/// Retry: the last run of this page again from where it started, or a failed (or, to
+/// regenerate, the last) run of a thread loaded from the server, its input read from there.
+pub(super) fn retry(l: &Shared) {
+    if l.borrow().pipeline.is_some() {
+        return;
+    }
+    let last = l.borrow_mut().last_run.take();
+    if let Some((input, start_ids)) = last {
+        // What the run added goes; the rest stays where it was (render hints included).
+        let mut conv = std::mem::take(&mut l.borrow_mut().conversation);
+        let produced = conv
+            .messages
+            .iter()
+            .map(|m| m.id().to_string())
+            .filter(|id| !start_ids.contains(id))
+            .collect();
+        conv.forget_run(&input.run_id, &produced);
+        conv.state = input.state.clone();
+        retry_input(l, input, conv);
+        return;
+    }
+    let (failed, headers) = {
+        let b = l.borrow();
+        let failed = b.options.failed_run.as_ref().map(|(id, _)| id.clone());
+        let failed = failed.or_else(|| b.options.last_run.clone());
+        (failed, b.options.headers.get_untracked())
+    };
+    let Some(run_id) = failed else {
+        return;
+    };
+    let l = l.clone();
+    leptos::task::spawn_local(async move {
+        let url = crate::wire::run_url(&run_id);
+        match get_json::<RunDetail>(&url, &headers).await {
+            Ok(Some(detail)) if l.borrow().pipeline.is_none() => {
+                let input = detail.input;
+                let mut conv = Pipeline::for_input(&input, PipelineOptions::default()).conversation;
+                // The thread's hints stay; the failed run's go with it.
+                conv.render_hints = l.borrow().conversation.render_hints.clone();
+                conv.render_hints
+                    .retain(|h| h.run_id.as_deref() != Some(run_id.as_str()));
+                retry_input(&l, input, conv);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let w = l.borrow().w;
+                w.error.set(Some(RunErrorView {
+                    message: format!("The failed run could not be read again: {e}"),
+                    code: None,
+                }));
+            }
+        }
     });
 }
 

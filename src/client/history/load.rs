@@ -14,7 +14,7 @@ use crate::wire::ThreadView;
 /// Bytes of a stored run read between two yields to the page.
 const SLICE: usize = 32 * 1024;
 
-pub(super) async fn load(
+pub(in crate::client) async fn load(
     thread: String,
     loaded_for: StoredValue<Option<String>>,
     live: ReadSignal<Vec<EventRecord>>,

@@ -1,0 +1,134 @@
+//! A run's code, loaded the first time it is needed: starting and following runs, the
+//! pipeline (decoders, verifier, reducer), answering approvals, Retry, edits and recordings
+//! are reached from the page through one table of functions returned by a split function (a
+//! chunk of its own in a `cargo leptos build --split`; an ordinary call without), so the page
+//! hydrates without them. The page loads the chunk while it is idle after hydration (the
+//! rehearsal of `crate::ui::warm` starts with [`load`]); an action taken before that waits for
+//! it, and if the chunk cannot be fetched the action says so in the error banner and can be
+//! tried again.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::client::errors::RunErrorView;
+use crate::client::event_log::EventRecord;
+use crate::client::history::HistoryStatus;
+use crate::client::session::{Connection, MessageEntry, RunView, SendInput};
+
+use super::live::Shared;
+
+/// What the page calls of a run's code.
+pub(in crate::client) struct Engine {
+    pub(super) send: fn(&Shared, SendInput, String),
+    pub(super) follow_run: fn(&Shared, String),
+    pub(super) answer: fn(
+        &Shared,
+        &str,
+        bool,
+        Option<Value>,
+        ReadSignal<Vec<MessageEntry>>,
+        ReadSignal<RunView>,
+    ),
+    pub(super) maybe_resume: fn(&Shared, String),
+    pub(super) retry: fn(&Shared),
+    pub(super) edit: fn(&Shared, String, String),
+    pub(super) open_recording: fn(&Shared, Vec<u8>),
+    /// The event inspector's loader of a stored thread's runs (`crate::client::history`).
+    pub(in crate::client) history: fn(
+        String,
+        StoredValue<Option<String>>,
+        ReadSignal<Vec<EventRecord>>,
+        RwSignal<Vec<EventRecord>>,
+        RwSignal<HistoryStatus>,
+    ) -> Pin<Box<dyn Future<Output = ()>>>,
+    /// `replay_body`, the page pipeline's benchmark entry (`crate::client::replay`).
+    pub(in crate::client) replay: fn(&str, &str, &[u8], bool, usize) -> String,
+}
+
+static ENGINE: Engine = Engine {
+    send: super::run::send,
+    follow_run: super::run::follow_run,
+    answer: super::hitl::answer,
+    maybe_resume: super::hitl::maybe_resume,
+    retry: super::run::retry,
+    edit: super::edit::edit_and_resend,
+    open_recording: super::replay::open_recording,
+    history: |thread, loaded_for, live, records, status| {
+        Box::pin(crate::client::history::load(
+            thread, loaded_for, live, records, status,
+        ))
+    },
+    replay: crate::client::replay::replay,
+};
+
+/// The table, from the chunk (the only reference to [`ENGINE`], so what it reaches is the
+/// chunk's).
+#[leptos::wasm_split::wasm_split(
+    run_engine,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(#[doc(hidden)] __preload_run_engine)
+)]
+fn engine_table() -> Result<&'static Engine, leptos::wasm_split::SplitLoaderError> {
+    Ok(&ENGINE)
+}
+
+thread_local! {
+    static LOADED: Cell<Option<&'static Engine>> = const { Cell::new(None) };
+}
+
+/// The engine, its chunk fetched first if it has not been (`Err` when it could not be).
+pub(in crate::client) async fn engine() -> Result<&'static Engine, String> {
+    if let Some(e) = LOADED.with(Cell::get) {
+        return Ok(e);
+    }
+    let e = engine_table().await.map_err(|e| e.to_string())?;
+    LOADED.with(|l| l.set(Some(e)));
+    Ok(e)
+}
+
+/// Fetches the engine's chunk (the page's idle time after hydration); whether it is there.
+pub async fn load() -> bool {
+    engine().await.is_ok()
+}
+
+/// Runs `f` with the engine: at once when its chunk is there, else once it has come, the page
+/// showing a run connecting meanwhile (what pressing Send shows at once; put back as it was if
+/// `f` started nothing). A chunk that cannot be fetched is said in the error banner (nothing of
+/// the action was done).
+pub(super) fn with_engine(l: &Shared, f: impl FnOnce(&'static Engine, &Shared) + 'static) {
+    if let Some(e) = LOADED.with(Cell::get) {
+        return f(e, l);
+    }
+    let (w, generation) = {
+        let b = l.borrow();
+        (b.w, b.generation)
+    };
+    let before = w.connection.get_untracked();
+    w.connection.set(Connection::Connecting);
+    let l = l.clone();
+    leptos::task::spawn_local(async move {
+        match engine().await {
+            Ok(e) => {
+                f(e, &l);
+                let started = l.borrow().generation != generation;
+                if !started && w.connection.get_untracked() == Connection::Connecting {
+                    w.connection.set(before);
+                }
+            }
+            Err(e) => {
+                w.error.set(Some(RunErrorView {
+                    message: format!(
+                        "The page's code for runs could not be fetched ({e}); try again, or reload the page."
+                    ),
+                    code: Some("CHUNK".into()),
+                }));
+                w.connection.set(Connection::Failed);
+            }
+        }
+    });
+}
