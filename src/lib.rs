@@ -18,12 +18,15 @@ pub mod server;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
+    // What a run draws comes with a run's code (see `client::browser::engine`).
+    client::load_with_engine(|| Box::pin(ui::message::preload()));
     // The chunks of the lazy views the server rendered load first (see `ui::lazy`).
     wasm_bindgen_futures::spawn_local(async {
         futures::join!(
             ui::activity::preload_rendered(),
             ui::render_hints::preload_rendered(),
             ui::schema_form::preload_rendered(),
+            ui::message::preload_rendered(),
         );
         leptos::mount::hydrate_body(ui::app::App);
     });

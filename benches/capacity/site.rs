@@ -3,9 +3,11 @@
 //! `cargo leptos build --release --precompress` are read when present; without them the gzip size
 //! is computed with `gzip -9` and the brotli size is left out.
 //!
-//! A split build (`--split`) also holds WASM chunks that the page fetches only when a lazy view
-//! first renders: the ones `__wasm_split_manifest.json` names are counted apart, as on demand;
-//! everything else (the main module, its JS, the split loader's JS, the CSS) is the first load.
+//! A split build (`--split`) also holds WASM chunks that the page fetches after it is
+//! interactive: when a lazy view first renders, or while idle after hydration (a run's code and
+//! the messages' views, fetched ahead of the first message): the ones
+//! `__wasm_split_manifest.json` names are counted apart, as after the first load; everything
+//! else (the main module, its JS, the split loader's JS, the CSS) is the first load.
 //! `end2end/bench/firstload.mjs` measures the same split in Chromium, over the wire.
 
 use std::path::{Path, PathBuf};
@@ -123,7 +125,7 @@ pub fn print(files: &[File]) -> u64 {
     let gz = |fs: &[&File]| fs.iter().filter_map(|f| f.gzip).sum::<u64>();
     if !later.is_empty() {
         println!(
-            "  first load {} gzip; on demand, {} chunk(s) of lazy views: {} gzip",
+            "  first load {} gzip; after hydration (while idle or on demand), {} chunk(s): {} gzip",
             kb(gz(&first)),
             later.len(),
             kb(gz(&later))

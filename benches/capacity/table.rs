@@ -295,7 +295,7 @@ pub fn print(cfg: &Config, f: &Figures) {
                     later
                         .filter(|&b| b > 0)
                         .map(|b| format!(
-                            "; lazy views' chunks on demand {:.0} KB gzip",
+                            "; chunks after hydration (idle or on demand) {:.0} KB gzip",
                             b as f64 / 1024.0
                         ))
                         .unwrap_or_default()

@@ -1,8 +1,10 @@
 // The first load as a browser sees it: opens the studio's default page (`/`) in Chromium with
 // `Accept-Encoding: gzip` (or ENCODING=br, ENCODING="gzip, deflate, br, zstd"…), records the
 // bytes of every response as they came over the wire (body as encoded, without headers), and
-// splits them into what the page fetched before it was interactive (hydrated) and what it fetched
-// later on demand: the inspector's chunk, fetched when the Events panel first opens.
+// splits them, by when each request began, into what the page fetched before it was interactive
+// (hydrated), what it fetched after, while idle (the chunks of a run's code and of messages,
+// fetched ahead of the first message), and what it fetched on demand: the inspector's chunk,
+// fetched when the Events panel first opens.
 //
 //   node bench/firstload.mjs            # AGUI_BINARY or ../target/release/agui-studio
 //
@@ -16,13 +18,15 @@ const rows = [];
 let phase = "first load";
 try {
   const page = await browser.context.newPage();
+  const began = new Map();
+  page.on("request", (req) => began.set(req, phase));
   page.on("requestfinished", async (req) => {
     const sizes = await req.sizes().catch(() => null);
     const resp = await req.response().catch(() => null);
     if (!sizes || !resp) return;
     const url = new URL(req.url());
     rows.push({
-      phase,
+      phase: began.get(req) ?? phase,
       path: url.pathname,
       encoding: (await resp.headerValue("content-encoding")) ?? "",
       type: ((await resp.headerValue("content-type")) ?? "").split(";")[0],
@@ -31,7 +35,9 @@ try {
   });
   await page.goto(server.url + "/", { waitUntil: "load" });
   await page.waitForSelector('#hydration-status[data-hydrated="true"]', { timeout: 30000 });
+  phase = "after hydration, idle";
   await page.waitForLoadState("networkidle");
+  await new Promise((r) => setTimeout(r, 1500));
   phase = "on demand: Events panel";
   await page.getByRole("button", { name: /events/i }).first().click();
   await page.waitForSelector('aside[aria-label="Event inspector"]', { timeout: 30000 });
@@ -61,6 +67,7 @@ console.log(
     encoding,
     first_load_code: code("first load"),
     first_load_all: totals["first load"] ?? 0,
+    idle_code: code("after hydration, idle"),
     on_demand_code: code("on demand: Events panel"),
   }),
 );

@@ -4,7 +4,9 @@
 // load. A hint or a form fetches its chunk the first time one appears, and a reloaded thread
 // that shows one fetches the chunk before it hydrates, without a hydration error. A reloaded
 // thread's sandboxed frames run their documents again: each frame loads only once the page
-// listens to it.
+// listens to it. A run's code and the messages' views come after hydration, while the page is
+// idle; an action before they have come waits for them, showing the run at once, and a chunk
+// that cannot be fetched is said in the banner and fetched again by the next try.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startServer, stopServer, launchBrowser, watchProblems, send, idle } from "./support.mjs";
@@ -111,6 +113,111 @@ test("a reloaded thread's sandboxed frames load their chunks, then their documen
   await page.waitForSelector(hydrated, { timeout: 20000 });
   assert.ok(fetched("split_ogui_view_", mark), wasm.slice(mark).join(" "));
   await shown();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// A run's code (the pipeline, starting and answering runs) and the messages' views are chunks
+// too: a page without messages hydrates without them, and fetches them while idle after
+// hydration, ahead of the first message. A reloaded thread with messages fetches the messages'
+// chunk before it hydrates.
+const AFTER = ["split_run_engine", "split_message_view_", "split_warm_rehearsal"];
+
+test("a run's code and the messages' views come after hydration, while the page is idle", async () => {
+  const { page, problems, wasm, fetched } = await openRecording();
+  const atHydration = wasm.slice();
+  for (const chunk of AFTER) {
+    assert.ok(!atHydration.some((f) => f.startsWith(chunk)), `${chunk} before hydration: ${atHydration.join(" ")}`);
+  }
+  // Fetched while idle, without any action of the user's.
+  for (let i = 0; i < 100 && !AFTER.every((c) => fetched(c)); i++) await page.waitForTimeout(100);
+  for (const chunk of AFTER) assert.ok(fetched(chunk), `${chunk} not fetched while idle: ${wasm.join(" ")}`);
+
+  await send(page, "backend_tool 6 * 7");
+  await idle(page);
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
+
+  // Reloaded with messages: their chunk before hydration, then a page that hydrated cleanly.
+  const mark = wasm.length;
+  await page.reload();
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  const beforeHydration = wasm.slice(mark);
+  assert.ok(beforeHydration.some((f) => f.startsWith("split_message_view_")), beforeHydration.join(" "));
+  assert.ok(!beforeHydration.some((f) => f.startsWith("split_run_engine")), beforeHydration.join(" "));
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
+  // The hydrated transcript answers: copy a message.
+  const answer = log(page).locator(".msg-assistant").last();
+  await answer.getByRole("button", { name: "Copy message" }).click();
+  await answer.getByRole("status").getByText("Copied").waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a message sent before a run's code has come shows the run at once and then runs", async () => {
+  const page = await browser.context.newPage();
+  const problems = watchProblems(page);
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route("**/split_run_engine*.wasm", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(server.url);
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  await send(page, "backend_tool 6 * 7");
+  // Running (the composer offers Stop) while the chunk is held back.
+  await page.getByRole("button", { name: "Stop", exact: true }).waitFor({ timeout: 5000 });
+  assert.equal(await log(page).getByText("6 * 7 = 42").count(), 0);
+  release();
+  await idle(page);
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a run's code that cannot be fetched is said in the banner, and the next try fetches it", async () => {
+  const page = await browser.context.newPage();
+  let refuse = true;
+  await page.route("**/split_run_engine*.wasm", (route) => (refuse ? route.abort() : route.continue()));
+  await page.goto(server.url);
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  await send(page, "backend_tool 6 * 7");
+  await page.getByText(/code for runs could not be fetched/).waitFor({ timeout: 10000 });
+  await idle(page);
+  assert.equal(await log(page).locator(".turn").count(), 0, "nothing of the message was sent");
+  assert.equal(await page.getByRole("textbox", { name: "Message" }).inputValue(), "backend_tool 6 * 7", "the text is back");
+  refuse = false;
+  await send(page, "backend_tool 6 * 7");
+  await idle(page);
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
+  await page.close();
+});
+
+test("a view waiting for its chunk leaves the rest of the page in place: the focus stays", async () => {
+  const { page, problems } = await openRecording();
+  // A run's code and the messages' views first (fetched while idle).
+  await send(page, "hello");
+  await idle(page);
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route("**/split_hint_body_*.wasm", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await send(page, "render_hints");
+  // The page stays while the hint's chunk is held back: the hint's frame is shown, and the
+  // message box keeps the focus and what is typed into it.
+  await log(page).locator("figure.render-hint").first().waitFor({ timeout: 10000 });
+  assert.equal(await log(page).locator("figure.render-hint svg").count(), 0, "the chunk is held");
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.focus();
+  await box.pressSequentially("draft");
+  await box.evaluate((el) => (el.__before = true));
+  release();
+  await log(page).locator("figure.render-hint svg").first().waitFor();
+  assert.ok(await box.evaluate((el) => el.__before === true && el === document.activeElement), "the same box, focused");
+  assert.equal(await box.inputValue(), "draft");
+  await idle(page);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -33,8 +33,8 @@ mod live;
 mod reconnect;
 mod replay;
 mod run;
-pub use engine::load as load_engine;
-use engine::with_engine;
+pub use engine::{load as load_engine, load_with_engine};
+use engine::{with_engine, with_engine_or};
 use live::{Live, Shared};
 use reconnect::cancel_url;
 
@@ -102,7 +102,12 @@ pub(crate) fn actions(
 
     let send = Callback::new(move |input: SendInput| {
         let thread = thread();
-        with_engine(&live.get_value(), move |e, l| (e.send)(l, input, thread));
+        let text = (!input.text.is_empty()).then(|| input.text.clone());
+        with_engine_or(
+            &live.get_value(),
+            move |e, l| (e.send)(l, input, thread),
+            text,
+        );
     });
 
     let stop = Callback::new(move |_| {

@@ -22,6 +22,6 @@ pub mod transport;
 mod use_agent;
 
 #[cfg(feature = "hydrate")]
-pub use browser::load_engine;
+pub use browser::{load_engine, load_with_engine};
 pub use session::{UseAgentOptions, UseAgentReturn};
 pub use use_agent::use_agent;

@@ -148,6 +148,9 @@ pub struct UseAgentReturn {
     pub warnings: ReadSignal<Vec<String>>,
     pub is_running: Signal<bool>,
     pub thread_id: ReadSignal<String>,
+    /// The text of a message that could not be sent (the page's code for runs could not be
+    /// fetched), for the composer to take back.
+    pub unsent: ReadSignal<Option<String>>,
     /// The thread this session was opened with, when the server stores runs of it.
     pub stored_thread: StoredValue<Option<String>>,
     /// The agent's endpoint and request headers (for side runs, [`crate::client::side_run`]).
@@ -190,6 +193,7 @@ pub(crate) struct Writers {
     pub events: RwSignal<Vec<EventRecord>>,
     pub warnings: RwSignal<Vec<String>>,
     pub thread_id: RwSignal<String>,
+    pub unsent: RwSignal<Option<String>>,
 }
 
 /// Changes waiting for the next animation frame.

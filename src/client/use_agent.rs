@@ -46,6 +46,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         events: RwSignal::new(Vec::new()),
         warnings: RwSignal::new(Vec::new()),
         thread_id: RwSignal::new(options.initial_thread_id.clone().unwrap_or_default()),
+        unsent: RwSignal::new(None),
     };
     let messages = writers.messages.read_only();
     let state = writers.state.read_only();
@@ -55,6 +56,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
     let events = writers.events.read_only();
     let warnings = writers.warnings.read_only();
     let thread_id = writers.thread_id.read_only();
+    let unsent = writers.unsent.read_only();
     let stored_thread = StoredValue::new(
         options
             .initial_thread_id
@@ -95,6 +97,7 @@ pub fn use_agent(options: UseAgentOptions) -> UseAgentReturn {
         warnings,
         is_running,
         thread_id,
+        unsent,
         stored_thread,
         url,
         headers,

@@ -93,13 +93,16 @@ pub fn Studio() -> impl IntoView {
         move |_| initial_threads(requested.clone()),
         false,
     );
+    // A transition, not a suspense: once the page is there it stays while a lazy view inside
+    // it waits for its chunk (under a suspense, any such wait put the whole page back to the
+    // fallback until the chunk came, and the element with the focus lost it).
     view! {
-        <Suspense fallback=|| view! { <div class="studio loading" aria-busy="true"></div> }>
+        <Transition fallback=|| view! { <div class="studio loading" aria-busy="true"></div> }>
             {move || Suspend::new(async move {
                 let initial = initial.await;
                 view! { <StudioPage initial/> }
             })}
-        </Suspense>
+        </Transition>
     }
     .into_any()
 }
@@ -342,6 +345,7 @@ fn ThreadView(
                 on_stop=agent.stop
                 is_running=agent.is_running
                 attachments_allowed
+                unsent=agent.unsent
             />
         </main>
         <Show when=move || show_state.get() || show_events.get()>

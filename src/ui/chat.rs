@@ -12,7 +12,7 @@ use crate::client::session::{MessageEntry, UseAgentReturn};
 use crate::protocol::reduce::PlacedHint;
 use crate::protocol::types::{Message as Msg, Role};
 use crate::ui::approval::ApprovalCard;
-use crate::ui::message::Message;
+use crate::ui::message::on_demand_message;
 use crate::ui::render_hints::RenderHint;
 use crate::ui::run_status::subagent_status_key;
 use crate::ui::tool_renderers::state_views;
@@ -200,7 +200,7 @@ pub fn Chat(
                     class:continues=continues
                     data-message-id=entry.id.clone()
                 >
-                    <Message message=entry.msg streaming/>
+                    {on_demand_message(entry.msg, streaming)}
                 </div>
             }
             .into_any()

@@ -76,12 +76,24 @@ pub fn Composer(
     /// "Attach files" button is hidden when not. Unset: allowed.
     #[prop(optional, into)]
     attachments_allowed: Option<Signal<bool>>,
+    /// The text of a message that could not be sent: taken back into an empty textarea.
+    #[prop(optional, into)]
+    unsent: Option<Signal<Option<String>>>,
 ) -> impl IntoView {
     let attachments_allowed = attachments_allowed.unwrap_or_else(|| Signal::stored(true));
     let text = RwSignal::new(String::new());
     let attachments = RwSignal::new(Vec::<Attachment>::new());
     let notice = RwSignal::new(None::<String>);
     let textarea = NodeRef::<leptos::html::Textarea>::new();
+    if let Some(unsent) = unsent {
+        Effect::new(move |_| {
+            if let Some(t) = unsent.get() {
+                if text.with_untracked(String::is_empty) {
+                    text.set(t);
+                }
+            }
+        });
+    }
     let can_send = move || !text.with(|t| t.trim().is_empty()) || !attachments.with(Vec::is_empty);
 
     let send = move || {

@@ -15,6 +15,35 @@ use crate::ui::reasoning::Reasoning;
 use crate::ui::tool_call::ToolCallCard;
 use crate::ui::util::{human_bytes, pretty_json};
 
+/// A message of the transcript, its code a chunk loaded the first time a message is shown
+/// (with markdown, tool-call cards, reasoning and activities: none of them is needed by a page
+/// without messages; see [`crate::ui::lazy`]).
+pub fn on_demand_message(message: ArcRwSignal<Msg>, streaming: Signal<bool>) -> AnyView {
+    crate::ui::lazy::on_demand(MARKER, message_view(message.into(), streaming))
+}
+
+/// The marker of the messages' chunk.
+const MARKER: &str = "message";
+
+#[lazy]
+fn message_view(message: Signal<Msg>, streaming: Signal<bool>) -> AnyView {
+    view! { <Message message streaming/> }.into_any()
+}
+
+/// Loads the messages' chunk if the server rendered a message into this page; called before
+/// hydration (see [`crate::ui::lazy`]).
+#[cfg(feature = "hydrate")]
+pub async fn preload_rendered() {
+    crate::ui::lazy::load_if_rendered(MARKER, __preload_message_view).await;
+}
+
+/// Loads the messages' chunk (the page's idle time after hydration: the first message then
+/// shows at once).
+#[cfg(feature = "hydrate")]
+pub async fn preload() {
+    __preload_message_view().await;
+}
+
 /// A message of any role (`data-role` on the wrapper says which).
 #[component]
 pub fn Message(

@@ -233,6 +233,7 @@ pub fn after_hydration() {
     leptos::task::spawn_local(async {
         use crate::client::session::run_begun;
         sleep_ms(200).await;
+        // A run's code and the messages' views are chunks: fetched now, while the page is idle.
         if !crate::client::load_engine().await {
             return;
         }

@@ -77,8 +77,19 @@ fn engine_table() -> Result<&'static Engine, leptos::wasm_split::SplitLoaderErro
     Ok(&ENGINE)
 }
 
+/// A chunk of the page's own that a run needs as well (the messages' views), fetched beside
+/// the engine's.
+pub type AlsoLoad = fn() -> Pin<Box<dyn Future<Output = ()>>>;
+
 thread_local! {
     static LOADED: Cell<Option<&'static Engine>> = const { Cell::new(None) };
+    static ALSO: Cell<Option<AlsoLoad>> = const { Cell::new(None) };
+}
+
+/// Names a chunk that is fetched with the engine's, so that what a run draws is there when it
+/// runs (set by the page before it hydrates).
+pub fn load_with_engine(also: AlsoLoad) {
+    ALSO.with(|a| a.set(Some(also)));
 }
 
 /// The engine, its chunk fetched first if it has not been (`Err` when it could not be).
@@ -86,7 +97,13 @@ pub(in crate::client) async fn engine() -> Result<&'static Engine, String> {
     if let Some(e) = LOADED.with(Cell::get) {
         return Ok(e);
     }
-    let e = engine_table().await.map_err(|e| e.to_string())?;
+    let also = async {
+        if let Some(also) = ALSO.with(Cell::get) {
+            also().await;
+        }
+    };
+    let (e, ()) = futures::join!(engine_table(), also);
+    let e = e.map_err(|e| e.to_string())?;
     LOADED.with(|l| l.set(Some(e)));
     Ok(e)
 }
@@ -101,6 +118,16 @@ pub async fn load() -> bool {
 /// `f` started nothing). A chunk that cannot be fetched is said in the error banner (nothing of
 /// the action was done).
 pub(super) fn with_engine(l: &Shared, f: impl FnOnce(&'static Engine, &Shared) + 'static) {
+    with_engine_or(l, f, None);
+}
+
+/// [`with_engine`], and when the chunk cannot be fetched, `unsent` (a message's text) goes
+/// back to the composer.
+pub(super) fn with_engine_or(
+    l: &Shared,
+    f: impl FnOnce(&'static Engine, &Shared) + 'static,
+    unsent: Option<String>,
+) {
     if let Some(e) = LOADED.with(Cell::get) {
         return f(e, l);
     }
@@ -128,6 +155,9 @@ pub(super) fn with_engine(l: &Shared, f: impl FnOnce(&'static Engine, &Shared) +
                     code: Some("CHUNK".into()),
                 }));
                 w.connection.set(Connection::Failed);
+                if unsent.is_some() {
+                    w.unsent.set(unsent);
+                }
             }
         }
     });
