@@ -25,14 +25,8 @@ use super::live::Shared;
 pub(in crate::client) struct Engine {
     pub(super) send: fn(&Shared, SendInput, String),
     pub(super) follow_run: fn(&Shared, String),
-    pub(super) answer: fn(
-        &Shared,
-        &str,
-        bool,
-        Option<Value>,
-        ReadSignal<Vec<MessageEntry>>,
-        ReadSignal<RunView>,
-    ),
+    pub(super) answer:
+        fn(&Shared, &str, bool, Option<Value>, ReadSignal<Vec<MessageEntry>>, ReadSignal<RunView>),
     pub(super) maybe_resume: fn(&Shared, String),
     pub(super) retry: fn(&Shared),
     pub(super) edit: fn(&Shared, String, String),
