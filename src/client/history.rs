@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::client::event_log::EventRecord;
 
 #[path = "history/plan.rs"]
-mod plan;
+pub(in crate::client) mod plan;
 pub use plan::{runs_to_load, HistoryStatus};
 
 /// The history of the session's thread and where its loading is.
@@ -67,6 +67,4 @@ pub fn use_history(
 
 #[cfg(feature = "hydrate")]
 #[path = "history/load.rs"]
-mod load;
-#[cfg(feature = "hydrate")]
-pub(in crate::client) use load::load;
+pub(in crate::client) mod load;

@@ -2,11 +2,9 @@
 //! rules, verification, the reducer), callable from the page's scripts as
 //! `replay_body` of the page's own module (`/pkg/agui-studio.js`, already initialised once the
 //! page has hydrated; a promise, as the pipeline is in the chunk of a run's code, fetched the
-//! first time). `end2end/bench/pipeline.mjs` times it against the official TS client's
+//! first time: the export is in `browser/engine.rs`, which reaches [`replay`] in the chunk). `end2end/bench/pipeline.mjs` times it against the official TS client's
 //! `HttpAgent` on the same bytes in the same Chromium page. It draws nothing and touches no
 //! signal, storage or network: the page is as it was.
-
-use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::protocol::pipeline::binary::BodyKind;
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};
@@ -17,19 +15,6 @@ use crate::protocol::types::{Message, RunAgentInput};
 /// split it, and say what it built, as one line of JSON:
 /// `{"delivered":N,"outcome":"completed","messages":M,"lastText":T,"failed":false}` where `T`
 /// is the length (in UTF-16 units, as JavaScript counts) of the last message's text.
-#[wasm_bindgen]
-pub async fn replay_body(
-    thread_id: String,
-    run_id: String,
-    body: Vec<u8>,
-    protobuf: bool,
-    piece: usize,
-) -> Result<String, String> {
-    let engine = crate::client::browser::engine::engine().await?;
-    Ok((engine.replay)(&thread_id, &run_id, &body, protobuf, piece))
-}
-
-/// [`replay_body`] once the chunk is there.
 pub(in crate::client) fn replay(
     thread_id: &str,
     run_id: &str,

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::client::errors::RunErrorView;
 use crate::client::event_log::EventRecord;
-use crate::client::history::HistoryStatus;
+use crate::client::history::plan::HistoryStatus;
 use crate::client::session::{Connection, MessageEntry, RunView, SendInput};
 
 use super::live::Shared;
@@ -52,7 +52,7 @@ static ENGINE: Engine = Engine {
     edit: super::edit::edit_and_resend,
     open_recording: super::replay::open_recording,
     history: |thread, loaded_for, live, records, status| {
-        Box::pin(crate::client::history::load(
+        Box::pin(crate::client::history::load::load(
             thread, loaded_for, live, records, status,
         ))
     },
@@ -155,4 +155,19 @@ pub(super) fn with_engine_or(
             }
         }
     });
+}
+
+/// `replay_body` of the page's module: a recorded body through the pipeline alone
+/// (`crate::client::replay`), for `end2end/bench/pipeline.mjs`; a promise, as the pipeline is
+/// in the engine's chunk.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn replay_body(
+    thread_id: String,
+    run_id: String,
+    body: Vec<u8>,
+    protobuf: bool,
+    piece: usize,
+) -> Result<String, String> {
+    let engine = engine().await?;
+    Ok((engine.replay)(&thread_id, &run_id, &body, protobuf, piece))
 }
