@@ -27,8 +27,8 @@ after(async () => {
 const log = (page) => page.getByRole("log", { name: "Conversation" });
 const hydrated = '#hydration-status[data-hydrated="true"]';
 const LAZY = [
-  "split_hint_body_", "split_editor_body_", "split_a_2_ui_card_view_", "split_inspector_view_",
-  "split_ogui_view_", "split_mcp_app_view_", "split_state_panel_view_",
+  "split_hint_body", "split_editor_body", "split_a2ui_card_view", "split_inspector_view",
+  "split_ogui_view", "split_mcp_app_view", "split_state_panel_view",
 ];
 
 /**
@@ -60,29 +60,29 @@ test("render hints and forms load their code the first time they appear", async 
   await send(page, "render_hints");
   await idle(page);
   await log(page).locator("figure.render-hint svg").first().waitFor();
-  assert.ok(fetched("split_hint_body_"), wasm.join(" "));
-  assert.ok(!fetched("split_editor_body_"), "no form shown yet");
+  assert.ok(fetched("split_hint_body"), wasm.join(" "));
+  assert.ok(!fetched("split_editor_body"), "no form shown yet");
 
   await send(page, "hitl");
   await idle(page);
   const card = page.getByRole("group", { name: "Approval: generate_task_steps" });
   await card.getByRole("button", { name: "Edit arguments" }).click();
   await card.getByRole("checkbox").first().waitFor();
-  assert.ok(fetched("split_editor_body_"), wasm.join(" "));
+  assert.ok(fetched("split_editor_body"), wasm.join(" "));
 
   // The shared-state panel's code comes when it first opens.
-  assert.ok(!fetched("split_state_panel_view_"), wasm.join(" "));
+  assert.ok(!fetched("split_state_panel_view"), wasm.join(" "));
   await page.getByRole("button", { name: "State", exact: true }).click();
   await page.locator('aside[aria-label="Shared state"]').waitFor();
-  assert.ok(fetched("split_state_panel_view_"), wasm.join(" "));
+  assert.ok(fetched("split_state_panel_view"), wasm.join(" "));
 
   // Reloaded: the thread's hints are in the server's HTML, so their chunk loads before hydration
   // and the page hydrates without a mismatch; the form is closed again, so its chunk waits.
   const mark = wasm.length;
   await page.reload();
   await page.waitForSelector(hydrated, { timeout: 20000 });
-  assert.ok(fetched("split_hint_body_", mark), wasm.slice(mark).join(" "));
-  assert.ok(!fetched("split_editor_body_", mark), wasm.slice(mark).join(" "));
+  assert.ok(fetched("split_hint_body", mark), wasm.slice(mark).join(" "));
+  assert.ok(!fetched("split_editor_body", mark), wasm.slice(mark).join(" "));
   await log(page).locator("figure.render-hint table").first().waitFor();
   assert.deepEqual(problems, []);
   await page.close();
@@ -90,7 +90,7 @@ test("render hints and forms load their code the first time they appear", async 
 
 test("a reloaded thread's sandboxed frames load their chunks, then their documents", async () => {
   const { page, problems, wasm, fetched } = await openRecording();
-  assert.ok(!fetched("split_ogui_view_") && !fetched("split_mcp_app_view_"), wasm.join(" "));
+  assert.ok(!fetched("split_ogui_view") && !fetched("split_mcp_app_view"), wasm.join(" "));
 
   await send(page, "ogui");
   await idle(page);
@@ -105,13 +105,13 @@ test("a reloaded thread's sandboxed frames load their chunks, then their documen
     await app.locator("#status").filter({ hasText: /^Connected to agui-studio/ }).waitFor({ timeout: 15000 });
   };
   await shown();
-  assert.ok(fetched("split_ogui_view_") && fetched("split_mcp_app_view_"), wasm.join(" "));
+  assert.ok(fetched("split_ogui_view") && fetched("split_mcp_app_view"), wasm.join(" "));
 
   // After a reload the frames' documents come only once the page listens: both run again.
   const mark = wasm.length;
   await page.reload();
   await page.waitForSelector(hydrated, { timeout: 20000 });
-  assert.ok(fetched("split_ogui_view_", mark), wasm.slice(mark).join(" "));
+  assert.ok(fetched("split_ogui_view", mark), wasm.slice(mark).join(" "));
   await shown();
   assert.deepEqual(problems, []);
   await page.close();
@@ -200,7 +200,7 @@ test("a view waiting for its chunk leaves the rest of the page in place: the foc
   await idle(page);
   let release;
   const held = new Promise((r) => (release = r));
-  await page.route("**/split_hint_body_*.wasm", async (route) => {
+  await page.route("**/split_hint_body*.wasm", async (route) => {
     await held;
     await route.continue();
   });
@@ -240,6 +240,25 @@ test("a message whose chunk cannot be fetched leaves a note in its place, and th
   await page.getByRole("button", { name: /new thread/i }).first().click();
   await log(page).getByRole("heading", { name: "Talk to an AG-UI agent" }).waitFor();
   // The refused fetch itself is reported by the split loader's script; nothing else (no panic).
+  assert.deepEqual(errors.filter((e) => !/Failed to fetch/.test(e)), []);
+  await page.close();
+});
+
+test("a component whose chunk cannot be fetched leaves a note in its place, and the page goes on", async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.route("**/split_hint_body*.wasm", (route) => route.abort());
+  await page.goto(server.url);
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  await send(page, "render_hints");
+  await idle(page);
+  await log(page).getByRole("note").filter({ hasText: "This component cannot be shown" }).first().waitFor({ timeout: 10000 });
+  assert.equal(await log(page).locator("figure.render-hint svg").count(), 0);
+  // The page still answers: the next run's text arrives.
+  await send(page, "backend_tool 6 * 7");
+  await idle(page);
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
   assert.deepEqual(errors.filter((e) => !/Failed to fetch/.test(e)), []);
   await page.close();
 });

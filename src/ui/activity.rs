@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::protocol::types::Message as Msg;
-use crate::ui::lazy::on_demand;
+use crate::ui::lazy::{on_demand, split_view};
 use crate::ui::render_hints::JsonView;
 
 /// A renderer of one activity type.
@@ -28,13 +28,13 @@ pub type Renderer = fn(Signal<Msg>) -> AnyView;
 /// for its chunk and the page's hydration instead of announcing itself to no one.
 pub const RENDERERS: &[(&str, Renderer)] = &[
     (crate::protocol::a2ui::ACTIVITY_TYPE, |message| {
-        on_demand(A2UI, a2ui_card_view(message))
+        on_demand(A2UI, "This A2UI surface", a2ui_card_view(message))
     }),
     (crate::protocol::genui::OPEN_GENERATIVE_UI, |message| {
-        on_demand(OGUI, ogui_view(message))
+        on_demand(OGUI, "This generated UI", ogui_view(message))
     }),
     (crate::protocol::genui::MCP_APPS, |message| {
-        on_demand(MCP_APP, mcp_app_view(message))
+        on_demand(MCP_APP, "This MCP App", mcp_app_view(message))
     }),
 ];
 
@@ -43,20 +43,29 @@ const A2UI: &str = "a2ui";
 const OGUI: &str = "ogui";
 const MCP_APP: &str = "mcp-app";
 
-#[lazy]
-fn a2ui_card_view(message: Signal<Msg>) -> AnyView {
-    view! { <a2ui_card::A2uiCard message/> }.into_any()
-}
+split_view!(
+    a2ui_card_view,
+    __preload_a2ui_card_view,
+    fn a2ui_card_view(message: Signal<Msg>) {
+        view! { <a2ui_card::A2uiCard message/> }.into_any()
+    }
+);
 
-#[lazy]
-fn ogui_view(message: Signal<Msg>) -> AnyView {
-    view! { <ogui::OpenGenUi message/> }.into_any()
-}
+split_view!(
+    ogui_view,
+    __preload_ogui_view,
+    fn ogui_view(message: Signal<Msg>) {
+        view! { <ogui::OpenGenUi message/> }.into_any()
+    }
+);
 
-#[lazy]
-fn mcp_app_view(message: Signal<Msg>) -> AnyView {
-    view! { <mcp_app::McpApp message/> }.into_any()
-}
+split_view!(
+    mcp_app_view,
+    __preload_mcp_app_view,
+    fn mcp_app_view(message: Signal<Msg>) {
+        view! { <mcp_app::McpApp message/> }.into_any()
+    }
+);
 
 /// Loads the chunk of each renderer the server rendered into this page; called before
 /// hydration (see [`crate::ui::lazy`]).

@@ -59,14 +59,18 @@ pub fn one_line(text: &str) -> String {
 /// closed, so the server never renders it and hydration never waits for it. Takes
 /// [`Inspector`]'s props; without `--split` it is an ordinary call.
 pub fn lazy_inspector(props: InspectorProps) -> impl IntoView {
-    view! { <Suspense fallback=|| ()>{Suspend::new(inspector_view(props))}</Suspense> }
+    let view = crate::ui::lazy::or_note("The event inspector", inspector_view(props));
+    view! { <Suspense fallback=|| ()>{Suspend::new(view)}</Suspense> }
 }
 
-/// The split point: everything only the inspector uses goes into its chunk.
-#[lazy]
-fn inspector_view(props: InspectorProps) -> AnyView {
-    Inspector(props).into_any()
-}
+// The split point: everything only the inspector uses goes into its chunk.
+crate::ui::lazy::split_view!(
+    inspector_view,
+    __preload_inspector_view,
+    fn inspector_view(props: InspectorProps) {
+        Inspector(props).into_any()
+    }
+);
 
 /// The inspector panel (`<aside aria-label="Event inspector">`).
 #[component]

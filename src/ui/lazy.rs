@@ -1,5 +1,7 @@
-//! Views whose code the browser loads the first time it is needed (`#[lazy]`: a chunk of its
-//! own in a `cargo leptos build --split`, an ordinary call without). One that arrives live
+//! Views whose code the browser loads the first time it is needed (a split function declared
+//! with [`split_view!`]: a chunk of its own in a `cargo leptos build --split`). A chunk that
+//! cannot be fetched leaves a note in the view's place and the page goes on (a `#[lazy]`
+//! function would panic there and stop the page); the next view of the kind tries again. One that arrives live
 //! renders once its chunk is there. The server renders it at once, after an inert
 //! `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every such
 //! marker in the page (each view's `preload_rendered`, called from `hydrate`, all at once), so
@@ -7,13 +9,51 @@
 //! loading would not match the server's HTML).
 
 use leptos::prelude::*;
+use leptos::wasm_split::SplitLoaderError;
 
-/// `view`, the future of a `#[lazy]` function, behind the marker named `name`.
+/// Declares `fn NAME(ARGS) BODY` (a view) as a split function of the chunk `MODULE` whose
+/// preload function is `PRELOAD`: calling it gives a future of `Ok(view)`, or `Err` when the
+/// chunk could not be fetched.
+macro_rules! split_view {
+    ($module:ident, $preload:ident, fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        #[leptos::wasm_split::wasm_split(
+            $module,
+            wasm_split_path = ::leptos::wasm_split,
+            fallible,
+            preload(#[doc(hidden)] $preload)
+        )]
+        fn $name($($arg: $ty),*) -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
+            Ok($body)
+        }
+    };
+}
+pub(crate) use split_view;
+
+/// `view`, the future of a [`split_view!`] function, behind the marker named `name`; `what`
+/// names it in the note left when its chunk cannot be fetched.
 pub fn on_demand(
     name: &'static str,
-    view: impl std::future::Future<Output = AnyView> + Send + 'static,
+    what: &'static str,
+    view: impl std::future::Future<Output = Result<AnyView, SplitLoaderError>> + Send + 'static,
 ) -> AnyView {
-    view! { <template data-lazy=name></template> {Suspend::new(view)} }.into_any()
+    view! { <template data-lazy=name></template> {Suspend::new(or_note(what, view))} }.into_any()
+}
+
+/// The view, or a note in its place when its chunk could not be fetched.
+pub async fn or_note(
+    what: &'static str,
+    view: impl std::future::Future<Output = Result<AnyView, SplitLoaderError>>,
+) -> AnyView {
+    match view.await {
+        Ok(view) => view,
+        Err(_) => view! {
+            <p class="chunk-unavailable" role="note">
+                {what}
+                " cannot be shown: the page's code for it could not be fetched. Reload the page to see it."
+            </p>
+        }
+        .into_any(),
+    }
 }
 
 /// Whether the server rendered a view marked `name` into this page.
@@ -26,14 +66,15 @@ fn rendered(name: &str) -> bool {
         .is_some()
 }
 
-/// Loads a chunk (`preload`, a `#[lazy]` function's `__preload_…`) if the server rendered a
+/// Loads a chunk (`preload`, a split view's preload function) if the server rendered a
 /// view marked `name` into this page.
 #[cfg(feature = "hydrate")]
-pub async fn load_if_rendered<F: std::future::Future<Output = ()>>(
+pub async fn load_if_rendered<F: std::future::Future<Output = Result<(), SplitLoaderError>>>(
     name: &str,
     preload: impl FnOnce() -> F,
 ) {
     if rendered(name) {
-        preload().await;
+        // A chunk that cannot be fetched is tried again by its view, which shows a note.
+        let _ = preload().await;
     }
 }

@@ -17,46 +17,31 @@ use crate::ui::util::{human_bytes, pretty_json};
 
 /// A message of the transcript, its code a chunk loaded the first time a message is shown
 /// (with markdown, tool-call cards, reasoning and activities: none of them is needed by a page
-/// without messages; see [`crate::ui::lazy`]). A chunk that cannot be fetched leaves a note in
-/// the message's place; the page goes on (the next message tries again).
+/// without messages; see [`crate::ui::lazy`]).
 pub fn on_demand_message(message: ArcRwSignal<Msg>, streaming: Signal<bool>) -> AnyView {
-    let message: Signal<Msg> = message.into();
-    crate::ui::lazy::on_demand(MARKER, async move {
-        match message_view(message, streaming).await {
-            Ok(view) => view,
-            Err(_) => view! {
-                <p class="msg-unavailable" role="note">
-                    "This message cannot be shown: the page's code for messages could not be fetched. Reload the page to see it."
-                </p>
-            }
-            .into_any(),
-        }
-    })
+    crate::ui::lazy::on_demand(
+        MARKER,
+        "This message",
+        message_view(message.into(), streaming),
+    )
 }
 
 /// The marker of the messages' chunk.
 const MARKER: &str = "message";
 
-/// The message's view, from its chunk (a split function: `Err` when the chunk could not be
-/// fetched, where a `#[lazy]` function would panic and stop the page).
-#[leptos::wasm_split::wasm_split(
+crate::ui::lazy::split_view!(
     message_view,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_message_view)
-)]
-fn message_view(
-    message: Signal<Msg>,
-    streaming: Signal<bool>,
-) -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
-    Ok(view! { <Message message streaming/> }.into_any())
-}
+    __preload_message_view,
+    fn message_view(message: Signal<Msg>, streaming: Signal<bool>) {
+        view! { <Message message streaming/> }.into_any()
+    }
+);
 
 /// Loads the messages' chunk if the server rendered a message into this page; called before
 /// hydration (see [`crate::ui::lazy`]).
 #[cfg(feature = "hydrate")]
 pub async fn preload_rendered() {
-    crate::ui::lazy::load_if_rendered(MARKER, preload).await;
+    crate::ui::lazy::load_if_rendered(MARKER, __preload_message_view).await;
 }
 
 /// Loads the messages' chunk (also while the page is idle after hydration, with a run's code:

@@ -20,7 +20,7 @@ pub mod values;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::ui::lazy::on_demand;
+use crate::ui::lazy::{on_demand, split_view};
 use crate::ui::util::pretty_value;
 use fields::{id_token, node_view};
 use model::build;
@@ -39,7 +39,11 @@ pub fn SchemaEditor(
     #[prop(into)]
     json_label: String,
 ) -> impl IntoView {
-    on_demand(MARKER, editor_body(state, id_prefix, json_label))
+    on_demand(
+        MARKER,
+        "This form",
+        editor_body(state, id_prefix, json_label),
+    )
 }
 
 /// Loads the editor's chunk if the server rendered a form into this page; called before
@@ -52,76 +56,79 @@ pub async fn preload_rendered() {
 /// The marker of the editor's chunk (see [`crate::ui::lazy`]).
 const MARKER: &str = "schema-editor";
 
-#[lazy]
-fn editor_body(state: EditorState, id_prefix: String, json_label: String) -> AnyView {
-    let st = state;
-    let prefix = id_token(&id_prefix);
-    let json_id = format!("{prefix}-json");
-    let form = {
-        let prefix = prefix.clone();
-        move || {
-            st.shape.track();
-            let node = st
-                .schema
-                .with_value(|s| st.draft.with_untracked(|v| build(s, v)));
-            node_view(&node, st, &prefix, true)
-        }
-    };
-    let toggle = move |_| {
-        if st.json_mode.get_untracked() {
-            match serde_json::from_str::<Value>(&st.json_text.get_untracked()) {
-                Ok(v) => {
-                    st.draft.set(v);
-                    st.alert.set(None);
-                    st.reshape();
-                    st.json_mode.set(false);
-                }
-                Err(e) => st.alert.set(Some(format!(
-                    "Not valid JSON: {e}. Fix it to go back to the form."
-                ))),
+split_view!(
+    editor_body,
+    __preload_editor_body,
+    fn editor_body(state: EditorState, id_prefix: String, json_label: String) {
+        let st = state;
+        let prefix = id_token(&id_prefix);
+        let json_id = format!("{prefix}-json");
+        let form = {
+            let prefix = prefix.clone();
+            move || {
+                st.shape.track();
+                let node = st
+                    .schema
+                    .with_value(|s| st.draft.with_untracked(|v| build(s, v)));
+                node_view(&node, st, &prefix, true)
             }
-        } else {
-            st.json_text.set(st.draft.with_untracked(pretty_value));
-            st.alert.set(None);
-            st.json_mode.set(true);
-        }
-    };
-    view! {
-        <div class="schema-editor">
-            <Show when=move || !st.json_mode.get()>
-                <div class="sf-form">{form.clone()}</div>
-            </Show>
-            <Show when=move || st.json_mode.get()>
-                <label class="field sf-json" for=json_id.clone()>
-                    <span class="field-label">{json_label.clone()}</span>
-                    <textarea
-                        id=json_id.clone()
-                        class="code-input"
-                        rows="10"
-                        spellcheck="false"
-                        prop:value=move || st.json_text.get()
-                        on:input=move |ev| st.json_text.set(event_target_value(&ev))
-                    ></textarea>
-                </label>
-            </Show>
-            {move || st.alert.get().map(|a| view! { <p class="sf-alert" role="alert">{a}</p> })}
-            <div class="sf-mode">
-                <button
-                    type="button"
-                    class="toggle small"
-                    aria-pressed=move || st.json_mode.get().to_string()
-                    on:click=toggle
-                >
-                    "Advanced: edit as JSON"
-                </button>
-                <span class="sf-mode-note">
-                    "What is on screen is sent; switching carries your edits across."
-                </span>
+        };
+        let toggle = move |_| {
+            if st.json_mode.get_untracked() {
+                match serde_json::from_str::<Value>(&st.json_text.get_untracked()) {
+                    Ok(v) => {
+                        st.draft.set(v);
+                        st.alert.set(None);
+                        st.reshape();
+                        st.json_mode.set(false);
+                    }
+                    Err(e) => st.alert.set(Some(format!(
+                        "Not valid JSON: {e}. Fix it to go back to the form."
+                    ))),
+                }
+            } else {
+                st.json_text.set(st.draft.with_untracked(pretty_value));
+                st.alert.set(None);
+                st.json_mode.set(true);
+            }
+        };
+        view! {
+            <div class="schema-editor">
+                <Show when=move || !st.json_mode.get()>
+                    <div class="sf-form">{form.clone()}</div>
+                </Show>
+                <Show when=move || st.json_mode.get()>
+                    <label class="field sf-json" for=json_id.clone()>
+                        <span class="field-label">{json_label.clone()}</span>
+                        <textarea
+                            id=json_id.clone()
+                            class="code-input"
+                            rows="10"
+                            spellcheck="false"
+                            prop:value=move || st.json_text.get()
+                            on:input=move |ev| st.json_text.set(event_target_value(&ev))
+                        ></textarea>
+                    </label>
+                </Show>
+                {move || st.alert.get().map(|a| view! { <p class="sf-alert" role="alert">{a}</p> })}
+                <div class="sf-mode">
+                    <button
+                        type="button"
+                        class="toggle small"
+                        aria-pressed=move || st.json_mode.get().to_string()
+                        on:click=toggle
+                    >
+                        "Advanced: edit as JSON"
+                    </button>
+                    <span class="sf-mode-note">
+                        "What is on screen is sent; switching carries your edits across."
+                    </span>
+                </div>
             </div>
-        </div>
+        }
+        .into_any()
     }
-    .into_any()
-}
+);
 
 #[cfg(test)]
 mod tests;

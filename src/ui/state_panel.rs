@@ -14,13 +14,17 @@ const CLOSE: &str = "Close shared state";
 /// `cargo leptos build --split`) the first time it opens. It starts closed, so the server never
 /// renders it and hydration never waits for it. Takes [`StatePanel`]'s props.
 pub fn lazy_state_panel(props: StatePanelProps) -> impl IntoView {
-    view! { <Suspense fallback=|| ()>{Suspend::new(state_panel_view(props))}</Suspense> }
+    let view = crate::ui::lazy::or_note("The shared state", state_panel_view(props));
+    view! { <Suspense fallback=|| ()>{Suspend::new(view)}</Suspense> }
 }
 
-#[lazy]
-fn state_panel_view(props: StatePanelProps) -> AnyView {
-    StatePanel(props).into_any()
-}
+crate::ui::lazy::split_view!(
+    state_panel_view,
+    __preload_state_panel_view,
+    fn state_panel_view(props: StatePanelProps) {
+        StatePanel(props).into_any()
+    }
+);
 
 /// The shared state (`<aside aria-label="Shared state">`).
 #[component]

@@ -32,7 +32,7 @@ pub mod table;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::ui::lazy::on_demand;
+use crate::ui::lazy::{on_demand, split_view};
 
 pub use crate::protocol::dialect::RENDER_HINT_CUSTOM_NAME;
 pub use form::{FieldKind, FormField, SchemaForm};
@@ -134,27 +134,34 @@ pub fn RenderHint(
     #[prop(into)]
     props: Signal<Value>,
 ) -> impl IntoView {
-    let body = on_demand(MARKER, hint_body(component.clone(), props));
+    let body = on_demand(
+        MARKER,
+        "This component",
+        hint_body(component.clone(), props),
+    );
     view! { <figure class="render-hint" data-component=component>{body}</figure> }
 }
 
 /// The marker of the components' chunk (see [`crate::ui::lazy`]).
 const MARKER: &str = "render-hint";
 
-#[lazy]
-fn hint_body(component: String, props: Signal<Value>) -> AnyView {
-    (move || match props.with(|p| render(&component, p)) {
-        Ok(view) => view,
-        Err(note) => view! {
-            <div class="rh-fallback">
-                <p class="rh-note" role="note">{note.to_string()}</p>
-                <JsonView value=props/>
-            </div>
-        }
-        .into_any(),
-    })
-    .into_any()
-}
+split_view!(
+    hint_body,
+    __preload_hint_body,
+    fn hint_body(component: String, props: Signal<Value>) {
+        (move || match props.with(|p| render(&component, p)) {
+            Ok(view) => view,
+            Err(note) => view! {
+                <div class="rh-fallback">
+                    <p class="rh-note" role="note">{note.to_string()}</p>
+                    <JsonView value=props/>
+                </div>
+            }
+            .into_any(),
+        })
+        .into_any()
+    }
+);
 
 /// Loads the components' chunk if the server rendered a hint into this page; called before
 /// hydration (see [`crate::ui::lazy`]).
