@@ -59,8 +59,7 @@ pub fn one_line(text: &str) -> String {
 /// closed, so the server never renders it and hydration never waits for it. Takes
 /// [`Inspector`]'s props; without `--split` it is an ordinary call.
 pub fn lazy_inspector(props: InspectorProps) -> impl IntoView {
-    let view = crate::ui::lazy::or_note("The event inspector", inspector_view(props));
-    view! { <Suspense fallback=|| ()>{Suspend::new(view)}</Suspense> }
+    crate::ui::lazy::panel("The event inspector", inspector_view(props))
 }
 
 // The split point: everything only the inspector uses goes into its chunk.

@@ -39,6 +39,16 @@ pub fn on_demand(
     view! { <template data-lazy=name></template> {Suspend::new(or_note(what, view))} }.into_any()
 }
 
+/// A panel's view from its chunk (a panel that starts closed: the server never renders it),
+/// under a suspense of its own, or a note when its chunk could not be fetched.
+pub fn panel(
+    what: &'static str,
+    view: impl std::future::Future<Output = Result<AnyView, SplitLoaderError>> + Send + 'static,
+) -> impl IntoView {
+    let view = or_note(what, view);
+    view! { <Suspense fallback=|| ()>{Suspend::new(view)}</Suspense> }
+}
+
 /// The view, or a note in its place when its chunk could not be fetched.
 pub async fn or_note(
     what: &'static str,

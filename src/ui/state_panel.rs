@@ -14,8 +14,7 @@ const CLOSE: &str = "Close shared state";
 /// `cargo leptos build --split`) the first time it opens. It starts closed, so the server never
 /// renders it and hydration never waits for it. Takes [`StatePanel`]'s props.
 pub fn lazy_state_panel(props: StatePanelProps) -> impl IntoView {
-    let view = crate::ui::lazy::or_note("The shared state", state_panel_view(props));
-    view! { <Suspense fallback=|| ()>{Suspend::new(view)}</Suspense> }
+    crate::ui::lazy::panel("The shared state", state_panel_view(props))
 }
 
 crate::ui::lazy::split_view!(
