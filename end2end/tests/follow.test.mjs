@@ -31,6 +31,9 @@ test("the transcript follows a stream, stays where the reader scrolled, and jump
   const stop = page.getByRole("button", { name: "Stop" });
   await send(page, "long 12000");
   await stop.waitFor();
+  // The question is in the transcript (a send before a run's code has come shows Stop first,
+  // while the introduction is still there).
+  await log.locator(".turn[data-message-id]").first().waitFor();
   // Wait until the answer is taller than the view, then sample while it streams.
   for (let i = 0; i < 100 && (await extent(log)) < 400; i++) await page.waitForTimeout(50);
   assert.ok((await extent(log)) >= 400, "the answer outgrows the view");

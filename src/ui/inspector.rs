@@ -57,7 +57,7 @@ pub fn one_line(text: &str) -> String {
 /// The inspector panel, its code loaded on demand: the browser fetches it (a WASM chunk of its
 /// own in a `cargo leptos build --split`) the first time the panel opens. The panel starts
 /// closed, so the server never renders it and hydration never waits for it. Takes
-/// [`Inspector`]'s props; without `--split` it is an ordinary call.
+/// [`Inspector`]'s props.
 pub fn lazy_inspector(props: InspectorProps) -> impl IntoView {
     crate::ui::lazy::panel("The event inspector", inspector_view(props))
 }
