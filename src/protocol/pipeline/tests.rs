@@ -174,6 +174,13 @@ fn plain_deltas_read_directly_match_the_general_path() {
         r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","content":"x"}"#,
         r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m"}"#,
         r#"{"type":"TEXT_MESSAGE_CONTENT", "messageId":"m","delta":"x"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":01}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":9223372036854775808}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":-9223372036854775808}"#,
+        "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"a\u{1}b\"}",
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"} "#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x"}}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":}"#,
         r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"a\":"}"#,
         r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"1}","timestamp":5}"#,
         r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","args":"{}"}"#,
@@ -189,7 +196,8 @@ fn plain_deltas_read_directly_match_the_general_path() {
         taken,
         [
             true, true, false, false, true, false, false, true, false, false, false, true, true,
-            false, false, true, true, true, false, false, true
+            false, false, true, false, false, true, false, true, false, false, true, true, false,
+            false, true
         ]
     );
     // Each delta in a run with its message or call open, after a chunk that left a message
@@ -230,5 +238,76 @@ fn plain_deltas_read_directly_match_the_general_path() {
             )
         };
         assert_eq!(run(true), run(false), "{stream}");
+    }
+}
+
+/// The hand reading of a plain delta's usual text (`fast::scan`) gives what the typed parse
+/// gives whenever it reads one, and leaves to the typed parse what it does not read.
+#[test]
+fn plain_delta_text_read_by_hand_matches_the_typed_parse() {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Typed {
+        #[serde(rename = "type")]
+        _type: String,
+        #[serde(rename = "messageId")]
+        message_id: String,
+        delta: String,
+        timestamp: Option<i64>,
+    }
+    let strings = [
+        "",
+        "m",
+        "hé 👋 ",
+        "a b/c<d>&'",
+        "0",
+        "\u{7f}x",
+        "x\u{2028}y",
+    ];
+    let stamps = [
+        "",
+        ",\"timestamp\":0",
+        ",\"timestamp\":-7",
+        ",\"timestamp\":123456789012345678",
+    ];
+    let mut read = 0;
+    for id in strings {
+        for delta in strings {
+            for stamp in stamps {
+                let text = format!(
+                    r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"{id}","delta":"{delta}"{stamp}}}"#
+                );
+                let typed: Typed = serde_json::from_str(&text).unwrap();
+                let rest = text
+                    .strip_prefix(r#"{"type":"TEXT_MESSAGE_CONTENT","#)
+                    .unwrap();
+                let (m, d, t) = fast::scan(rest, r#""messageId":""#).expect(&text);
+                let t = match t {
+                    fast::Stamp::At(t) => Some(t),
+                    fast::Stamp::Absent => None,
+                };
+                assert_eq!((m, d, t), (typed.message_id, typed.delta, typed.timestamp));
+                read += 1;
+            }
+        }
+    }
+    assert_eq!(read, strings.len() * strings.len() * stamps.len());
+    // Left to the typed parse (which reads some and refuses others).
+    for rest in [
+        r#""messageId":"a\"b","delta":"x"}"#,
+        r#""messageId":"m","delta":"x\n"}"#,
+        "\"messageId\":\"m\",\"delta\":\"x\ty\"}",
+        r#""messageId":"m","delta":"x","timestamp":1234567890123456789}"#,
+        r#""messageId":"m","delta":"x","timestamp":-0}"#,
+        r#""messageId":"m","delta":"x","timestamp":00}"#,
+        r#""messageId":"m","delta":"x","timestamp":1e3}"#,
+        r#""messageId":"m","delta":"x","timestamp":-}"#,
+        r#""messageId":"m","delta":"x" }"#,
+        r#""messageId":"m","delta":"x"}x"#,
+        r#""messageId":"m","delta":"x""#,
+        r#""messageId":"m","delta":"x"#,
+        r#""delta":"x","messageId":"m"}"#,
+    ] {
+        assert!(fast::scan(rest, r#""messageId":""#).is_none(), "{rest}");
     }
 }
