@@ -19,7 +19,11 @@ pub mod server;
 pub fn hydrate() {
     console_error_panic_hook::set_once();
     // What a run draws comes with a run's code (see `client::browser::engine`).
-    client::load_with_engine(|| Box::pin(ui::message::preload()));
+    client::load_with_engine(|| {
+        Box::pin(async {
+            futures::join!(ui::message::preload(), ui::approval::preload());
+        })
+    });
     // The chunks of the lazy views the server rendered load first (see `ui::lazy`).
     wasm_bindgen_futures::spawn_local(async {
         futures::join!(

@@ -6,7 +6,8 @@
 // thread's sandboxed frames run their documents again: each frame loads only once the page
 // listens to it. A run's code and the messages' views come after hydration, while the page is
 // idle; an action before they have come waits for them, showing the run at once, and a chunk
-// that cannot be fetched is said in the banner and fetched again by the next try.
+// that cannot be fetched is said in the banner and fetched again by the next try. An approval's
+// card is a chunk fetched with them; one that cannot be fetched leaves a note.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startServer, stopServer, launchBrowser, watchProblems, send, idle } from "./support.mjs";
@@ -117,11 +118,11 @@ test("a reloaded thread's sandboxed frames load their chunks, then their documen
   await page.close();
 });
 
-// A run's code (the pipeline, starting and answering runs) and the messages' views are chunks
-// too: a page without messages hydrates without them, and fetches them while idle after
-// hydration, ahead of the first message. A reloaded thread with messages fetches the messages'
-// chunk before it hydrates.
-const AFTER = ["split_run_engine", "split_message_view", "split_warm_rehearsal"];
+// A run's code (the pipeline, starting and answering runs), the messages' views and the
+// approvals' cards are chunks too: a page without messages hydrates without them, and fetches
+// them while idle after hydration, ahead of the first message. A reloaded thread with messages
+// fetches the messages' chunk before it hydrates.
+const AFTER = ["split_run_engine", "split_message_view", "split_approval_view", "split_warm_rehearsal"];
 
 test("a run's code and the messages' views come after hydration, while the page is idle", async () => {
   const { page, problems, wasm, fetched } = await openRecording();
@@ -260,5 +261,43 @@ test("a component whose chunk cannot be fetched leaves a note in its place, and 
   await idle(page);
   await log(page).getByText("6 * 7 = 42").first().waitFor();
   assert.deepEqual(errors.filter((e) => !/Failed to fetch/.test(e)), []);
+  await page.close();
+});
+
+test("an approval whose chunk cannot be fetched leaves a note in its place, and the page goes on", async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.route("**/split_approval_view*.wasm", (route) => route.abort());
+  await page.goto(server.url);
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  await send(page, "hitl");
+  await page.getByRole("note").filter({ hasText: "This approval cannot be shown" }).first().waitFor({ timeout: 10000 });
+  assert.equal(await page.getByRole("group", { name: /^Approval:/ }).count(), 0);
+  // The page still answers: a new thread starts, and its run's text arrives.
+  await page.getByRole("button", { name: /new thread/i }).first().click();
+  await log(page).getByRole("heading", { name: "Talk to an AG-UI agent" }).waitFor();
+  await send(page, "backend_tool 6 * 7");
+  await idle(page);
+  await log(page).getByText("6 * 7 = 42").first().waitFor();
+  assert.deepEqual(errors.filter((e) => !/Failed to fetch/.test(e)), []);
+  await page.close();
+});
+
+test("a reloaded thread whose run waits on an approval shows the card again, and it answers", async () => {
+  const { page, problems, wasm } = await openRecording();
+  await send(page, "approval");
+  const card = page.getByRole("group", { name: /^Approval:/ });
+  await card.waitFor({ timeout: 10000 });
+  const mark = wasm.length;
+  await page.reload();
+  await page.waitForSelector(hydrated, { timeout: 20000 });
+  // The page follows the run, which waits on the approval: the card comes back with its chunk.
+  await card.waitFor({ timeout: 10000 });
+  assert.ok(wasm.slice(mark).some((f) => f.startsWith("split_approval_view")), wasm.slice(mark).join(" "));
+  await card.getByRole("button", { name: "Approve" }).click();
+  await card.waitFor({ state: "detached", timeout: 10000 });
+  await idle(page);
+  assert.deepEqual(problems, []);
   await page.close();
 });

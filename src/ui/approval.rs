@@ -33,6 +33,43 @@ pub fn is_approval_schema(schema: &Value) -> bool {
     props.contains_key("approved") && props.keys().all(|k| APPROVAL_KEYS.contains(&k.as_str()))
 }
 
+/// An approval's card, its code a chunk of its own (with the schema form's model and the
+/// arguments' editor: a page that is never asked for an approval needs none of it), fetched
+/// with a run's code while the page is idle (see [`crate::ui::lazy`]). The server never renders
+/// an approval: one comes with a run, or with a run the page follows after a reload.
+pub fn on_demand_approval(
+    approval: Approval,
+    on_approve: Callback<(String, Option<Value>)>,
+    on_reject: Callback<String>,
+    on_answer: Callback<(String, Value)>,
+) -> AnyView {
+    crate::ui::lazy::on_demand(
+        "approval",
+        "This approval",
+        approval_view(approval, on_approve, on_reject, on_answer),
+    )
+}
+
+crate::ui::lazy::split_view!(
+    approval_view,
+    __preload_approval_view,
+    fn approval_view(
+        approval: Approval,
+        on_approve: Callback<(String, Option<Value>)>,
+        on_reject: Callback<String>,
+        on_answer: Callback<(String, Value)>,
+    ) {
+        view! { <ApprovalCard approval on_approve on_reject on_answer/> }.into_any()
+    }
+);
+
+/// Loads the approvals' chunk (while the page is idle after hydration, with a run's code); a
+/// failure is left to the approval that needs it.
+#[cfg(feature = "hydrate")]
+pub async fn preload() {
+    let _ = __preload_approval_view().await;
+}
+
 /// One approval (`role="group"`, accessible name "Approval: <tool>").
 #[component]
 pub fn ApprovalCard(

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::client::session::{MessageEntry, UseAgentReturn};
 use crate::protocol::reduce::PlacedHint;
 use crate::protocol::types::{Message as Msg, Role};
-use crate::ui::approval::ApprovalCard;
+use crate::ui::approval::on_demand_approval;
 use crate::ui::message::on_demand_message;
 use crate::ui::render_hints::RenderHint;
 use crate::ui::run_status::subagent_status_key;
@@ -319,14 +319,12 @@ pub fn Chat(
                             each=move || agent.approvals.get()
                             key=|a| format!("{:?}:{}", a.kind, a.id)
                             children=move |a| {
-                                view! {
-                                    <ApprovalCard
-                                        approval=a
-                                        on_approve=agent.approve
-                                        on_reject=agent.reject
-                                        on_answer=agent.answer_interrupt
-                                    />
-                                }
+                                on_demand_approval(
+                                    a,
+                                    agent.approve,
+                                    agent.reject,
+                                    agent.answer_interrupt,
+                                )
                             }
                         />
                     </div>
