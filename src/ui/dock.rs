@@ -29,8 +29,7 @@ impl DockWidth {
         Effect::new(move |_| {
             let kept = browser::storage()
                 .and_then(|s| s.get_item(browser::WIDTH_KEY).ok().flatten())
-                .and_then(|v| v.parse::<f64>().ok())
-                .filter(|w| w.is_finite());
+                .and_then(|v| parse_px(&v));
             width.set(kept);
         });
         DockWidth(width)
@@ -139,8 +138,8 @@ pub fn Dock(width: DockWidth, on_close: Callback<()>, children: Children) -> imp
                 role="separator"
                 aria-orientation="vertical"
                 aria-label="Resize panels"
-                aria-valuemin=MIN_DOCK_PX
-                aria-valuenow=move || width.0.get().map(|w| format!("{w:.0}"))
+                aria-valuemin=px(MIN_DOCK_PX)
+                aria-valuenow=move || width.0.get().map(px)
                 tabindex="0"
                 title="Drag, or use the arrow keys, to resize the panels"
                 on:keydown=on_handle_key
@@ -212,10 +211,21 @@ fn rendered_width(_node: NodeRef<Div>) -> f64 {
     }
 }
 
+/// A width in whole pixels, as kept and announced (written with integer formatting: the page's
+/// module carries no float formatting or parsing of its own for this).
+fn px(width: f64) -> String {
+    (width.round() as i64).to_string()
+}
+
+/// A kept width: whole pixels (what [`px`] writes).
+fn parse_px(text: &str) -> Option<f64> {
+    text.trim().parse::<i32>().ok().map(f64::from)
+}
+
 fn keep(_width: f64) {
     #[cfg(feature = "hydrate")]
     if let Some(s) = browser::storage() {
-        let _ = s.set_item(browser::WIDTH_KEY, &format!("{_width:.0}"));
+        let _ = s.set_item(browser::WIDTH_KEY, &px(_width));
     }
 }
 
@@ -280,5 +290,17 @@ mod tests {
         assert_eq!(clamp_width(10.0, 1040.0), MIN_DOCK_PX);
         // No room at all: the dock keeps its minimum (the CSS makes it a drawer there).
         assert_eq!(clamp_width(400.0, 500.0), MIN_DOCK_PX);
+    }
+
+    #[test]
+    fn a_kept_width_is_whole_pixels_and_anything_else_is_ignored() {
+        assert_eq!(px(420.4), "420");
+        assert_eq!(px(420.5), "421");
+        assert_eq!(parse_px(&px(512.0)), Some(512.0));
+        assert_eq!(parse_px(" 600 "), Some(600.0));
+        // What an older page wrote (`{:.0}`) reads the same; garbage is no width.
+        for bad in ["", "wide", "1e3", "NaN", "inf", "99999999999"] {
+            assert_eq!(parse_px(bad), None, "{bad}");
+        }
     }
 }

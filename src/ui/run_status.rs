@@ -140,7 +140,10 @@ pub fn RunStatus(
     let usage = Memo::new(move |_| agent.run.with(|r| usage_text(&r.usage)));
     let took = Memo::new(move |_| {
         agent.run.with(|r| match (r.started_at, r.ended_at) {
-            (Some(a), Some(b)) if b >= a => Some(format!("{:.1} s", (b - a) / 1000.0)),
+            (Some(a), Some(b)) if b >= a => Some(format!(
+                "{} s",
+                crate::ui::util::tenths((b - a).round() as u128 * 10, 1000)
+            )),
             _ => None,
         })
     });

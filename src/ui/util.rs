@@ -41,9 +41,16 @@ pub fn truncate(s: &str, max: usize) -> String {
 pub fn human_bytes(n: u64) -> String {
     match n {
         n if n < 1024 => format!("{n} B"),
-        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
-        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+        n if n < 1024 * 1024 => format!("{} KB", tenths(u128::from(n) * 10, 1024)),
+        n => format!("{} MB", tenths(u128::from(n) * 10, 1024 * 1024)),
     }
+}
+
+/// `ten_times / unit` to one decimal, rounded half up: `12.3`. In integers, so the page's
+/// module carries no float formatting for the figures it shows.
+pub fn tenths(ten_times: u128, unit: u128) -> String {
+    let t = (ten_times + unit / 2) / unit;
+    format!("{}.{}", t / 10, t % 10)
 }
 
 /// A tick that moves at most once per `ms`: the first `bump` moves it as soon as the current
@@ -260,5 +267,32 @@ mod tests {
             Some("{\n  \"a\": 1\n}")
         );
         assert_eq!(pretty_json("{\"a\":"), None);
+    }
+
+    #[test]
+    fn byte_counts_and_tenths_read_as_float_formatting_did() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.0 KB");
+        assert_eq!(human_bytes(1536), "1.5 KB");
+        assert_eq!(human_bytes(1024 * 1024 - 1), "1024.0 KB");
+        assert_eq!(human_bytes(8 * 1024 * 1024), "8.0 MB");
+        assert_eq!(human_bytes(u64::MAX), "17592186044416.0 MB");
+        // Against `{:.1}` away from its ties (which it rounds to even, and these up).
+        for n in [1100u64, 5000, 70_000, 999_999, 3_333_333, 123_456_789] {
+            let (unit, name) = if n < 1024 * 1024 {
+                (1024.0, "KB")
+            } else {
+                (1048576.0, "MB")
+            };
+            assert_eq!(
+                human_bytes(n),
+                format!("{:.1} {name}", n as f64 / unit),
+                "{n}"
+            );
+        }
+        assert_eq!(tenths(12_345 * 10, 1000), "12.3");
+        assert_eq!(tenths(12_350 * 10, 1000), "12.4");
+        assert_eq!(tenths(0, 1000), "0.0");
     }
 }
