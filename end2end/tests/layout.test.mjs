@@ -61,6 +61,11 @@ test("the dock is resized by keyboard and never takes the conversation's 480 px"
   for (let i = 0; i < 3; i++) await handle.press("ArrowLeft");
   const wider = (await box(dock)).width;
   assert.ok(Math.abs(wider - (before + 96)) <= 2, `${before} → ${wider}`);
+  // The separator announces whole pixels.
+  assert.equal(await handle.getAttribute("aria-valuemin"), "280");
+  const now = await handle.getAttribute("aria-valuenow");
+  assert.match(now, /^\d+$/);
+  assert.ok(Math.abs(Number(now) - wider) <= 2, `aria-valuenow ${now} for ${wider} px`);
   await handle.press("End");
   const conversation = await box(page.getByRole("main"));
   assert.ok(
