@@ -218,6 +218,7 @@ fn px(width: f64) -> String {
 }
 
 /// A kept width: whole pixels (what [`px`] writes).
+#[cfg(any(feature = "hydrate", test))]
 fn parse_px(text: &str) -> Option<f64> {
     text.trim().parse::<i32>().ok().map(f64::from)
 }
