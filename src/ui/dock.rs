@@ -59,7 +59,7 @@ pub fn Dock(width: DockWidth, on_close: Callback<()>, children: Children) -> imp
         width
             .0
             .get()
-            .map(|w| format!("--dock-width: {w:.0}px"))
+            .map(|w| format!("--dock-width: {}px", px(w)))
             .unwrap_or_default()
     };
     #[cfg(feature = "hydrate")]

@@ -18,7 +18,7 @@ use crate::protocol::types::{
 };
 use crate::wire::{RunDetail, DETACH_HEADER, RUN_EVENTS_HEADER};
 
-use super::frames::{on_bytes, on_open_body, record, schedule_frame};
+use super::frames::{flush, on_bytes, on_open_body, record, schedule_frame};
 use super::live::Shared;
 use super::reconnect::resume_run;
 
@@ -282,6 +282,9 @@ pub(super) fn finish_run(
     b.pending.messages_reset = true;
     let w = b.w;
     drop(b);
+    // The transcript's last changes now, before the composer shows the run's end: on the next
+    // frame, a card would still say "running" for a frame after Send came back.
+    flush(l);
     w.connection.set(if error.is_some() {
         Connection::Failed
     } else {
@@ -290,7 +293,6 @@ pub(super) fn finish_run(
     if error.is_some() {
         w.error.set(error);
     }
-    schedule_frame(l);
 }
 
 /// Follow a run of this server that was already going when the page loaded: fetch the input it
