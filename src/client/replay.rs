@@ -2,9 +2,10 @@
 //! rules, verification, the reducer), callable from the page's scripts as
 //! `replay_body` of the page's own module (`/pkg/agui-studio.js`, already initialised once the
 //! page has hydrated; a promise, as the pipeline is in the chunk of a run's code, fetched the
-//! first time: the export is in `browser/engine.rs`, which reaches [`replay`] in the chunk). `end2end/bench/pipeline.mjs` times it against the official TS client's
-//! `HttpAgent` on the same bytes in the same Chromium page. It draws nothing and touches no
-//! signal, storage or network: the page is as it was.
+//! first time: the export is in `browser/engine.rs`, which reaches [`replay`] in the chunk).
+//! `end2end/bench/pipeline.mjs` times it against the official TS client's `HttpAgent` on the
+//! same bytes in the same Chromium page. It draws nothing and touches no signal, storage or
+//! network: the page is as it was.
 
 use crate::protocol::pipeline::binary::BodyKind;
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};

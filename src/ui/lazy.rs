@@ -1,12 +1,12 @@
 //! Views whose code the browser loads the first time it is needed (a split function declared
 //! with [`split_view!`]: a chunk of its own in a `cargo leptos build --split`). A chunk that
 //! cannot be fetched leaves a note in the view's place and the page goes on (a `#[lazy]`
-//! function would panic there and stop the page); the next view of the kind tries again. One that arrives live
-//! renders once its chunk is there. The server renders it at once, after an inert
-//! `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every such
-//! marker in the page (each view's `preload_rendered`, called from `hydrate`, all at once), so
-//! the view is ready when hydration reaches it (Leptos 0.8 hydrates a `Suspend` synchronously: one still
-//! loading would not match the server's HTML).
+//! function would panic there and stop the page); the next view of the kind tries again. One
+//! that arrives live renders once its chunk is there. The server renders it at once, after an
+//! inert `<template data-lazy=NAME>`: before hydrating, the browser loads the chunk of every
+//! such marker in the page (each view's `preload_rendered`, called from `hydrate`, all at once),
+//! so the view is ready when hydration reaches it (Leptos 0.8 hydrates a `Suspend`
+//! synchronously: one still loading would not match the server's HTML).
 
 use leptos::prelude::*;
 use leptos::wasm_split::SplitLoaderError;

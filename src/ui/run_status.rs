@@ -142,7 +142,7 @@ pub fn RunStatus(
         agent.run.with(|r| match (r.started_at, r.ended_at) {
             (Some(a), Some(b)) if b >= a => Some(format!(
                 "{} s",
-                crate::ui::util::tenths((b - a).round() as u128 * 10, 1000)
+                crate::ui::util::tenths((b - a).round() as u128, 1000)
             )),
             _ => None,
         })

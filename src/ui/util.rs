@@ -41,15 +41,15 @@ pub fn truncate(s: &str, max: usize) -> String {
 pub fn human_bytes(n: u64) -> String {
     match n {
         n if n < 1024 => format!("{n} B"),
-        n if n < 1024 * 1024 => format!("{} KB", tenths(u128::from(n) * 10, 1024)),
-        n => format!("{} MB", tenths(u128::from(n) * 10, 1024 * 1024)),
+        n if n < 1024 * 1024 => format!("{} KB", tenths(n.into(), 1024)),
+        n => format!("{} MB", tenths(n.into(), 1024 * 1024)),
     }
 }
 
-/// `ten_times / unit` to one decimal, rounded half up: `12.3`. In integers, so the page's
-/// module carries no float formatting for the figures it shows.
-pub fn tenths(ten_times: u128, unit: u128) -> String {
-    let t = (ten_times + unit / 2) / unit;
+/// `value / unit` to one decimal, rounded half up: `12.3`. In integers, so the page's module
+/// carries no float formatting for the figures it shows.
+pub fn tenths(value: u128, unit: u128) -> String {
+    let t = value.saturating_mul(10).saturating_add(unit / 2) / unit;
     format!("{}.{}", t / 10, t % 10)
 }
 
@@ -291,8 +291,8 @@ mod tests {
                 "{n}"
             );
         }
-        assert_eq!(tenths(12_345 * 10, 1000), "12.3");
-        assert_eq!(tenths(12_350 * 10, 1000), "12.4");
+        assert_eq!(tenths(12_345, 1000), "12.3");
+        assert_eq!(tenths(12_350, 1000), "12.4");
         assert_eq!(tenths(0, 1000), "0.0");
     }
 }

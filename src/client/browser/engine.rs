@@ -1,10 +1,10 @@
 //! A run's code, loaded the first time it is needed: starting and following runs, the
 //! pipeline (decoders, verifier, reducer), answering approvals, Retry, edits and recordings
 //! are reached from the page through one table of functions returned by a split function (a
-//! chunk of its own in a `cargo leptos build --split`), so the page hydrates without them. The page loads the chunk while it is idle after hydration (the
-//! rehearsal of `crate::ui::warm` starts with [`load`]); an action taken before that waits for
-//! it, and if the chunk cannot be fetched the action says so in the error banner and can be
-//! tried again.
+//! chunk of its own in a `cargo leptos build --split`), so the page hydrates without them. The
+//! page loads the chunk while it is idle after hydration (the rehearsal of `crate::ui::warm`
+//! starts with [`load`]); an action taken before that waits for it, and if the chunk cannot be
+//! fetched the action says so in the error banner and can be tried again.
 
 use std::cell::Cell;
 use std::future::Future;
