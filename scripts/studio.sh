@@ -79,11 +79,49 @@ python_venv() {
   touch .venv/.requirements-installed
 }
 
+# The release site's WASM is built by a pinned nightly that compiles `std` for the page with
+# panics that abort at once (`-Cpanic=immediate-abort`, `-Zlocation-detail=none`, std's
+# `optimize_for_size`): no panic messages, source locations or the formatting they need in the
+# first load (-49 KB gzip, see the README's capacity section). A panic in the page still stops it
+# (as `panic = "abort"` did), with "RuntimeError: unreachable" in the console instead of its
+# message; `cargo leptos watch` and every test build stay on stable and keep the messages.
+# AGUI_SITE_STABLE=1 builds the release site on stable too; so does a machine where the nightly
+# cannot be installed (with a warning). Prints the toolchain to use, or nothing for stable.
+SITE_NIGHTLY=nightly-2026-05-20
+SITE_NIGHTLY_RUSTC="e50aa6fba 2026-05-19"
+site_toolchain() {
+  [ -n "${AGUI_SITE_STABLE:-}" ] && return 0
+  local tc=""
+  if RUSTUP_AUTO_INSTALL=0 rustc "+$SITE_NIGHTLY" -V >/dev/null 2>&1; then
+    tc="$SITE_NIGHTLY"
+  elif rustc +nightly -V 2>/dev/null | grep -q "($SITE_NIGHTLY_RUSTC)"; then
+    tc=nightly # the same build, installed under the channel's name
+  else
+    say "installing the release site's toolchain $SITE_NIGHTLY (minimal, with rust-src; about 1 minute)" >&2
+    rustup toolchain install "$SITE_NIGHTLY" --profile minimal --component rust-src >&2 && tc="$SITE_NIGHTLY"
+  fi
+  if [ -n "$tc" ] && ! rustup component list --toolchain "$tc" --installed 2>/dev/null | grep -qx rust-src; then
+    rustup component add rust-src --toolchain "$tc" >&2 || tc=""
+  fi
+  [ -n "$tc" ] || echo "warning: $SITE_NIGHTLY could not be installed: the release site is built on stable (larger first load)" >&2
+  echo "$tc"
+}
+
 release() {
   # --precompress writes the .br/.gz forms the release binary embeds and serves; the site is
   # built first (--frontend-only), its .gz files made smaller, then the server embeds them.
-  say "building the release site (WASM, JS, CSS and their .br/.gz forms)"
-  cargo leptos build --release --precompress --split --frontend-only
+  local tc
+  tc="$(site_toolchain)"
+  if [ -n "$tc" ]; then
+    say "building the release site with $tc (WASM, JS, CSS and their .br/.gz forms)"
+    RUSTUP_TOOLCHAIN="$tc" CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+      CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
+      RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
+      cargo leptos build --release --precompress --split --frontend-only
+  else
+    say "building the release site on stable (WASM, JS, CSS and their .br/.gz forms)"
+    cargo leptos build --release --precompress --split --frontend-only
+  fi
   regzip_site
   say "building the release binary (site embedded)"
   cargo leptos build --release --server-only
