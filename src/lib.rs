@@ -31,6 +31,7 @@ pub fn hydrate() {
             ui::render_hints::preload_rendered(),
             ui::schema_form::preload_rendered(),
             ui::message::preload_rendered(),
+            ui::thread_store::parse::preload_rendered(),
         );
         leptos::mount::hydrate_body(ui::app::App);
     });

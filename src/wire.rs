@@ -155,13 +155,44 @@ pub struct AgentSummary {
     pub extra: serde_json::Map<String, Value>,
 }
 
+/// The stored thread a page starts with. The server has it parsed ([`StoredThread::Parsed`]) and
+/// renders it; the browser reads it from the page as JSON ([`StoredThread::Json`]) and parses it
+/// with the thread's code, a chunk fetched before hydration only on a page that shows a stored
+/// thread (`ui::thread_parse`): the first load carries no parse of messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredThread {
+    Parsed(ThreadView),
+    Json(Value),
+}
+
+impl Serialize for StoredThread {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            StoredThread::Parsed(view) => view.serialize(s),
+            StoredThread::Json(json) => json.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StoredThread {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(StoredThread::Json)
+    }
+}
+
+/// The runs of a thread alone (`GET /api/threads/{id}` read without its conversation).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ThreadRuns {
+    pub runs: Vec<RunSummary>,
+}
+
 /// What the page starts with: the stored threads and the thread named by the URL.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct InitialThreads {
     pub list: Vec<ThreadSummary>,
     /// The `?thread=` of the URL, whether or not the server knows it.
     pub requested: Option<String>,
-    pub current: Option<ThreadView>,
+    pub current: Option<StoredThread>,
     /// Whether the server asks who you are (then the page offers "Sign out").
     #[serde(default)]
     pub signed_in: bool,

@@ -31,6 +31,9 @@ const hydrated = '#hydration-status[data-hydrated="true"]';
 const LAZY = [
   "split_hint_body", "split_editor_body", "split_a2ui_card_view", "split_inspector_view",
   "split_ogui_view", "split_mcp_app_view", "split_state_panel_view",
+  // A stored thread's parse (a page that starts with one fetches it before hydrating) and the
+  // request of "Load agents" (a CopilotKit runtime's agents, fetched on the first click).
+  "split_thread_parse", "split_runtime_info",
 ];
 
 /**
@@ -220,6 +223,7 @@ test("a run's code and the messages' views come after hydration, while the page 
   await page.waitForSelector(hydrated, { timeout: 20000 });
   const beforeHydration = wasm.slice(mark);
   assert.ok(beforeHydration.some((f) => f.startsWith("split_message_view")), beforeHydration.join(" "));
+  assert.ok(beforeHydration.some((f) => f.startsWith("split_thread_parse")), beforeHydration.join(" "));
   assert.ok(!beforeHydration.some((f) => f.startsWith("split_run_engine")), beforeHydration.join(" "));
   await log(page).getByText("6 * 7 = 42").first().waitFor();
   // The hydrated transcript answers: copy a message.

@@ -40,7 +40,11 @@ impl PageLoader for Loader {
                 .map(|l| l.threads)
                 .unwrap_or_default();
             let current = match &requested {
-                Some(id) => thread_view(&state, id, &user).await.ok().flatten(),
+                Some(id) => thread_view(&state, id, &user)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(crate::wire::StoredThread::Parsed),
                 None => None,
             };
             InitialThreads {

@@ -99,8 +99,14 @@ pub fn Studio() -> impl IntoView {
     view! {
         <Transition fallback=|| view! { <div class="studio loading" aria-busy="true"></div> }>
             {move || Suspend::new(async move {
-                let initial = initial.await;
-                view! { <StudioPage initial/> }
+                let mut initial = initial.await;
+                // A stored thread is parsed by its chunk, loaded before hydration when the
+                // server rendered one (`thread_store::parse`).
+                let current = match initial.current.take() {
+                    Some(thread) => Some(crate::ui::thread_store::parse::parse(thread).await),
+                    None => None,
+                };
+                view! { <StudioPage initial current/> }
             })}
         </Transition>
     }
@@ -108,7 +114,10 @@ pub fn Studio() -> impl IntoView {
 }
 
 #[component]
-fn StudioPage(initial: InitialThreads) -> impl IntoView {
+fn StudioPage(
+    initial: InitialThreads,
+    current: Option<Result<crate::wire::ThreadView, String>>,
+) -> impl IntoView {
     crate::ui::theme::provide_theme();
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| {
@@ -119,7 +128,8 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
     let agents = agents_resource();
     let agent_header = AgentHeader::new();
     let signed_in = initial.signed_in;
-    let store = ThreadStore::new(agent_header, initial);
+    let stored_thread = crate::ui::thread_store::parse::marker(current.is_some());
+    let store = ThreadStore::new(agent_header, initial, current);
     store.sync_address_bar();
     let show_state = RwSignal::new(false);
     let show_events = RwSignal::new(false);
@@ -143,6 +153,7 @@ fn StudioPage(initial: InitialThreads) -> impl IntoView {
             <a class="skip-link" href="#composer-input" on:click=skip_to_message>
                 "Skip to message"
             </a>
+            {stored_thread}
             <header class="studio-header">
                 <div class="brand">
                     <span class="brand-mark" aria-hidden="true">"◆"</span>

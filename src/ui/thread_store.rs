@@ -20,6 +20,7 @@ use crate::wire::DEFAULT_AGENT_URL;
 use crate::wire::{RunState, RunSummary, ThreadSummary, ThreadView};
 
 mod agent_header;
+pub mod parse;
 pub use agent_header::AgentHeader;
 
 pub use crate::wire::InitialThreads;
@@ -102,7 +103,11 @@ impl ThreadStore {
     /// The store with the thread the page starts with: the one `initial` names (its messages
     /// and state), else an empty one posting to [`DEFAULT_AGENT_URL`]. Call inside the
     /// component that owns the studio.
-    pub fn new(agent_header: AgentHeader, initial: InitialThreads) -> Self {
+    pub fn new(
+        agent_header: AgentHeader,
+        initial: InitialThreads,
+        current: Option<Result<ThreadView, String>>,
+    ) -> Self {
         let owner = Owner::current().unwrap_or_default();
         let threads: RwSignal<Vec<ThreadRecord>> = RwSignal::new(Vec::new());
         let ratings = Ratings {
@@ -131,8 +136,12 @@ impl ThreadStore {
             ratings,
             format: RwSignal::new(BodyFormat::default()),
         };
-        let first = match initial.current {
-            Some(view) => store.session(0, Some(view), None),
+        let first = match current {
+            Some(Ok(view)) => store.session(0, Some(view), None),
+            Some(Err(why)) => {
+                store.load_error.set(Some(why));
+                store.session(0, None, initial.requested)
+            }
             None => store.session(0, None, initial.requested),
         };
         store.threads.set(vec![first]);
@@ -297,7 +306,15 @@ impl ThreadStore {
             leptos::task::spawn_local(async move {
                 // This server's own API: the sign-in cookie, no typed header.
                 let url = crate::wire::thread_url(&id);
-                let result = crate::client::transport::get_json::<ThreadView>(&url, &[]).await;
+                let result =
+                    crate::client::transport::get_json::<serde_json::Value>(&url, &[]).await;
+                let result = match result {
+                    Ok(Some(json)) => parse::parse(crate::wire::StoredThread::Json(json))
+                        .await
+                        .map(Some),
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(format!("The thread could not be loaded: {e}")),
+                };
                 if store.loading.get_untracked().as_deref() != Some(id.as_str()) {
                     return;
                 }
@@ -314,9 +331,7 @@ impl ThreadStore {
                     Ok(None) => store
                         .load_error
                         .set(Some("This thread no longer exists on the server.".into())),
-                    Err(e) => store
-                        .load_error
-                        .set(Some(format!("The thread could not be loaded: {e}"))),
+                    Err(why) => store.load_error.set(Some(why)),
                 }
             });
         }

@@ -9,7 +9,7 @@ use super::plan::{runs_to_load, HistoryStatus};
 use crate::client::event_log::{records, EventRecord, RunMark, HISTORY_LIMIT, MAX_RECORDING_BYTES};
 use crate::client::transport::{get_json, get_stream, sleep_ms, TransportError};
 use crate::protocol::pipeline::{Pipeline, PipelineOptions};
-use crate::wire::ThreadView;
+use crate::wire::ThreadRuns;
 
 /// Bytes of a stored run read between two yields to the page.
 const SLICE: usize = 32 * 1024;
@@ -23,7 +23,8 @@ pub(in crate::client) async fn load(
 ) {
     let url = crate::wire::thread_url(&thread);
     let current = move || loaded_for.with_value(|l| l.as_deref() == Some(thread.as_str()));
-    let view = match get_json::<ThreadView>(&url, &[]).await {
+    // The runs alone: the conversation's parse is the thread chunk's (`ui::thread_parse`).
+    let view = match get_json::<ThreadRuns>(&url, &[]).await {
         Ok(Some(view)) => view,
         Ok(None) => {
             if current() {

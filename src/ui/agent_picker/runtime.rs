@@ -44,13 +44,12 @@ pub fn RuntimeAgents(
         status.set(format!("Asking {base}/info…"));
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            use crate::client::copilotkit::{parse_info, MAX_INFO_BYTES};
-            let info = crate::client::transport::get_json_within(
-                &format!("{base}/info"),
-                &_headers,
-                MAX_INFO_BYTES,
-            )
-            .await;
+            let answer = match ask(base.clone(), _headers).await {
+                Ok(asking) => asking.await,
+                Err(_) => Err("The page's code for loading agents could not be fetched. \
+                               Reload the page to try again."
+                    .to_string()),
+            };
             if asked.get_value() != _ticket {
                 return;
             }
@@ -61,18 +60,14 @@ pub fn RuntimeAgents(
                 ));
                 return;
             }
-            let found = match &info {
-                Ok(v) => parse_info(&base, v),
-                Err(_) => None,
-            };
-            match (found, info) {
-                (Some(rt), _) if rt.agents.is_empty() => {
+            match answer {
+                Ok(rt) if rt.agents.is_empty() => {
                     status.set(format!(
                         "The CopilotKit runtime at {base} serves no agents."
                     ));
                     runtime.set(None);
                 }
-                (Some(rt), _) => {
+                Ok(rt) => {
                     status.set(format!(
                         "CopilotKit runtime at {base}: {} agent(s).",
                         rt.agents.len()
@@ -83,14 +78,8 @@ pub fn RuntimeAgents(
                     }
                     runtime.set(Some(rt));
                 }
-                (None, Err(e)) => {
-                    // An error page's body can be long: its start says enough.
-                    let why: String = e.to_string().chars().take(160).collect();
-                    status.set(format!("No CopilotKit runtime at {base} ({why})."));
-                    runtime.set(None);
-                }
-                (None, Ok(_)) => {
-                    status.set(format!("{base}/info is not a CopilotKit runtime's answer."));
+                Err(why) => {
+                    status.set(why);
                     runtime.set(None);
                 }
             }
@@ -147,4 +136,42 @@ pub fn RuntimeAgents(
             </div>
         </Show>
     }
+}
+
+#[cfg(feature = "hydrate")]
+type Asking = std::pin::Pin<Box<dyn std::future::Future<Output = Result<CopilotRuntime, String>>>>;
+
+/// Asks the runtime at `base` for its agents (`GET {base}/info`, at most
+/// [`MAX_INFO_BYTES`](crate::client::copilotkit::MAX_INFO_BYTES)): the runtime, or the status
+/// line that says why not. A chunk of its own: the request and the parse of its answer are
+/// fetched the first time "Load agents" is pressed.
+#[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(
+    runtime_info,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(#[doc(hidden)] __preload_runtime_info)
+)]
+fn ask(
+    base: String,
+    headers: Vec<(String, String)>,
+) -> Result<Asking, leptos::wasm_split::SplitLoaderError> {
+    Ok(Box::pin(async move {
+        use crate::client::copilotkit::{parse_info, MAX_INFO_BYTES};
+        let info = crate::client::transport::get_json_within(
+            &format!("{base}/info"),
+            &headers,
+            MAX_INFO_BYTES,
+        )
+        .await;
+        match info {
+            Ok(v) => parse_info(&base, &v)
+                .ok_or_else(|| format!("{base}/info is not a CopilotKit runtime's answer.")),
+            Err(e) => {
+                // An error page's body can be long: its start says enough.
+                let why: String = e.to_string().chars().take(160).collect();
+                Err(format!("No CopilotKit runtime at {base} ({why})."))
+            }
+        }
+    }))
 }
