@@ -34,6 +34,9 @@ const LAZY = [
   // A stored thread's parse (a page that starts with one fetches it before hydrating) and the
   // request of "Load agents" (a CopilotKit runtime's agents, fetched on the first click).
   "split_thread_parse", "split_runtime_info",
+  // Renaming, deleting, listing and searching threads (the requests and what follows their
+  // answers), and reading attached files: on first use.
+  "split_thread_edits", "split_attachments",
 ];
 
 /**
@@ -116,10 +119,11 @@ test("render hints and forms load their code the first time they appear", async 
   await page.close();
 });
 
-// What a browser fetches before the page is interactive, as the server sends it gzipped: 439.8 KB
-// on 2026-12-04, the release site built by the pinned nightly (scripts/studio.sh); one built on
-// stable (AGUI_SITE_STABLE=1) is 486 KB and fails here.
-const FIRST_LOAD_BUDGET = 450_000;
+// What a browser fetches before the page is interactive, as the server sends it gzipped, held to
+// the capacity issue's goal of 400 KB (KiB, as the benchmarks count): 409,134 B on 2026-12-04,
+// the release site built by the pinned nightly (scripts/studio.sh); one built on stable
+// (AGUI_SITE_STABLE=1) is about 455,000 B and fails here.
+const FIRST_LOAD_BUDGET = 400 * 1024;
 
 /** The bytes of `url` as the server sends them to a client that accepts gzip. */
 function gzipped(url) {

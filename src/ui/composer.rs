@@ -140,7 +140,16 @@ pub fn Composer(
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
             {
-                read_files(&input, attachments, notice);
+                // The reading is a chunk of its own, fetched on the first file chosen.
+                leptos::task::spawn_local(async move {
+                    if read_files(input, attachments, notice).await.is_err() {
+                        notice.set(Some(
+                            "The files cannot be read: the page's code for it could not be \
+                             fetched. Reload the page to try again."
+                                .into(),
+                        ));
+                    }
+                });
             }
         }
         #[cfg(not(feature = "hydrate"))]
@@ -250,19 +259,27 @@ pub fn Composer(
     .into_any()
 }
 
-/// Read the chosen files as data URLs and add them as attachments (browser only).
+/// Read the chosen files as data URLs and add them as attachments (browser only; a chunk).
 #[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(
+    attachments,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(#[doc(hidden)] __preload_attachments)
+)]
 fn read_files(
-    input: &web_sys::HtmlInputElement,
+    input: web_sys::HtmlInputElement,
     attachments: RwSignal<Vec<Attachment>>,
     notice: RwSignal<Option<String>>,
-) {
+) -> Result<(), leptos::wasm_split::SplitLoaderError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
     static NEXT: AtomicUsize = AtomicUsize::new(1);
 
-    let Some(files) = input.files() else { return };
+    let Some(files) = input.files() else {
+        return Ok(());
+    };
     for i in 0..files.length() {
         let Some(file) = files.get(i) else { continue };
         let name = file.name();
@@ -306,6 +323,7 @@ fn read_files(
     }
     // Let the same file be chosen again.
     input.set_value("");
+    Ok(())
 }
 
 #[cfg(test)]

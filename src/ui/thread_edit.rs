@@ -1,6 +1,8 @@
 //! What the thread list does to threads besides opening them: rename (`PATCH`), delete
 //! (`DELETE`; the tab's session goes too), search as the user types (`GET /api/threads?q=`),
-//! and the clock of the relative times. Browser only; inert under SSR.
+//! list them again when a run ends, and the clock of the relative times. Browser only; inert
+//! under SSR. The requests and what follows their answers are a chunk of their own
+//! (`split_thread_edits`), fetched on first use: none is needed for the first paint.
 
 use leptos::prelude::*;
 
@@ -37,22 +39,25 @@ impl ThreadStore {
                     if store.query.with_untracked(|x| x.trim() != q) {
                         return;
                     }
-                    let url = format!(
-                        "{}?q={}",
-                        crate::wire::THREADS_URL,
-                        js_sys::encode_uri_component(&q)
-                    );
-                    let list =
-                        crate::client::transport::get_json::<crate::wire::ThreadList>(&url, &[])
-                            .await;
-                    if store.query.with_untracked(|x| x.trim() != q) {
-                        return;
-                    }
-                    if let Ok(Some(list)) = list {
-                        store.found.set(Some(list.threads));
-                    }
+                    with_edits(store, "The threads could not be searched", move |e| {
+                        (e.list)(store, Some(q))
+                    })
+                    .await;
                 });
             });
+        }
+    }
+
+    /// Read the stored threads again (browser only).
+    pub fn refresh(&self) {
+        #[cfg(feature = "hydrate")]
+        {
+            let store = *self;
+            leptos::task::spawn_local(with_edits(
+                store,
+                "The threads could not be listed",
+                move |e| (e.list)(store, None),
+            ));
         }
     }
 
@@ -63,37 +68,11 @@ impl ThreadStore {
         #[cfg(feature = "hydrate")]
         {
             let store = *self;
-            leptos::task::spawn_local(async move {
-                let body =
-                    serde_json::to_string(&crate::wire::RenameThread { title }).unwrap_or_default();
-                let url = crate::wire::thread_url(&id);
-                match crate::client::transport::send_json("PATCH", &url, Some(&body)).await {
-                    Ok((200, text)) => {
-                        let title = serde_json::from_str::<serde_json::Value>(&text)
-                            .ok()
-                            .and_then(|v| v["title"].as_str().map(str::to_string))
-                            .unwrap_or_default();
-                        store.load_error.set(None);
-                        let retitle = |l: &mut Vec<crate::wire::ThreadSummary>| {
-                            if let Some(t) = l.iter_mut().find(|t| t.id == id) {
-                                t.title = title.clone();
-                            }
-                        };
-                        store.stored.update(retitle);
-                        store.found.update(|f| {
-                            if let Some(f) = f {
-                                retitle(f)
-                            }
-                        });
-                    }
-                    Ok((status, text)) => store.load_error.set(Some(format!(
-                        "The thread could not be renamed: HTTP {status} {text}"
-                    ))),
-                    Err(e) => store
-                        .load_error
-                        .set(Some(format!("The thread could not be renamed: {e}"))),
-                }
-            });
+            leptos::task::spawn_local(with_edits(
+                store,
+                "The thread could not be renamed",
+                move |e| (e.rename)(store, id, title),
+            ));
         }
     }
 
@@ -112,31 +91,11 @@ impl ThreadStore {
         #[cfg(feature = "hydrate")]
         {
             let store = *self;
-            leptos::task::spawn_local(async move {
-                if stored {
-                    let url = crate::wire::thread_url(&id);
-                    match crate::client::transport::send_json("DELETE", &url, None).await {
-                        Ok((204 | 404, _)) => {}
-                        Ok((409, _)) => {
-                            return store.load_error.set(Some(
-                                "A run of this thread is in progress: stop it first.".into(),
-                            ))
-                        }
-                        Ok((status, text)) => {
-                            return store.load_error.set(Some(format!(
-                                "The thread could not be deleted: HTTP {status} {text}"
-                            )))
-                        }
-                        Err(e) => {
-                            return store
-                                .load_error
-                                .set(Some(format!("The thread could not be deleted: {e}")))
-                        }
-                    }
-                }
-                store.load_error.set(None);
-                store.forget(&id);
-            });
+            leptos::task::spawn_local(with_edits(
+                store,
+                "The thread could not be deleted",
+                move |e| (e.delete)(store, id, stored),
+            ));
         }
     }
 
@@ -179,4 +138,128 @@ impl ThreadStore {
             self.active.set(key);
         }
     }
+}
+
+/// What renaming and deleting do over the network: a chunk of its own, fetched on first use.
+#[cfg(feature = "hydrate")]
+struct Edits {
+    rename: fn(ThreadStore, String, String) -> Edit,
+    delete: fn(ThreadStore, String, bool) -> Edit,
+    /// The stored threads (no query) or those matching a search.
+    list: fn(ThreadStore, Option<String>) -> Edit,
+}
+
+#[cfg(feature = "hydrate")]
+type Edit = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+
+#[cfg(feature = "hydrate")]
+static EDITS: Edits = Edits {
+    rename: |store, id, title| Box::pin(rename_now(store, id, title)),
+    delete: |store, id, stored| Box::pin(delete_now(store, id, stored)),
+    list: |store, query| Box::pin(list_now(store, query)),
+};
+
+/// The table, from the chunk (the only reference to [`EDITS`]).
+#[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(
+    thread_edits,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(#[doc(hidden)] __preload_thread_edits)
+)]
+fn edits() -> Result<&'static Edits, leptos::wasm_split::SplitLoaderError> {
+    Ok(&EDITS)
+}
+
+/// Runs an edit once its chunk is there; one that cannot be fetched is said in the banner,
+/// after `failed` ("The thread could not be renamed").
+#[cfg(feature = "hydrate")]
+async fn with_edits(store: ThreadStore, failed: &'static str, edit: impl FnOnce(&Edits) -> Edit) {
+    match edits().await {
+        Ok(e) => edit(e).await,
+        Err(_) => store.load_error.set(Some(format!(
+            "{failed}: the page's code for it could not be fetched. Reload the page to try again."
+        ))),
+    }
+}
+
+#[cfg(feature = "hydrate")]
+async fn list_now(store: ThreadStore, query: Option<String>) {
+    let url = match &query {
+        Some(q) => format!(
+            "{}?q={}",
+            crate::wire::THREADS_URL,
+            js_sys::encode_uri_component(q)
+        ),
+        None => crate::wire::THREADS_URL.to_string(),
+    };
+    let list = crate::client::transport::get_json::<crate::wire::ThreadList>(&url, &[]).await;
+    let Ok(Some(list)) = list else { return };
+    match query {
+        None => store.stored.set(list.threads),
+        // Stale answers are dropped.
+        Some(q) if store.query.with_untracked(|x| x.trim() == q) => {
+            store.found.set(Some(list.threads))
+        }
+        Some(_) => {}
+    }
+}
+
+#[cfg(feature = "hydrate")]
+async fn rename_now(store: ThreadStore, id: String, title: String) {
+    let body = serde_json::to_string(&crate::wire::RenameThread { title }).unwrap_or_default();
+    let url = crate::wire::thread_url(&id);
+    match crate::client::transport::send_json("PATCH", &url, Some(&body)).await {
+        Ok((200, text)) => {
+            let title = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v["title"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            store.load_error.set(None);
+            let retitle = |l: &mut Vec<crate::wire::ThreadSummary>| {
+                if let Some(t) = l.iter_mut().find(|t| t.id == id) {
+                    t.title = title.clone();
+                }
+            };
+            store.stored.update(retitle);
+            store.found.update(|f| {
+                if let Some(f) = f {
+                    retitle(f)
+                }
+            });
+        }
+        Ok((status, text)) => store.load_error.set(Some(format!(
+            "The thread could not be renamed: HTTP {status} {text}"
+        ))),
+        Err(e) => store
+            .load_error
+            .set(Some(format!("The thread could not be renamed: {e}"))),
+    }
+}
+
+#[cfg(feature = "hydrate")]
+async fn delete_now(store: ThreadStore, id: String, stored: bool) {
+    if stored {
+        let url = crate::wire::thread_url(&id);
+        match crate::client::transport::send_json("DELETE", &url, None).await {
+            Ok((204 | 404, _)) => {}
+            Ok((409, _)) => {
+                return store.load_error.set(Some(
+                    "A run of this thread is in progress: stop it first.".into(),
+                ))
+            }
+            Ok((status, text)) => {
+                return store.load_error.set(Some(format!(
+                    "The thread could not be deleted: HTTP {status} {text}"
+                )))
+            }
+            Err(e) => {
+                return store
+                    .load_error
+                    .set(Some(format!("The thread could not be deleted: {e}")))
+            }
+        }
+    }
+    store.load_error.set(None);
+    store.forget(&id);
 }

@@ -304,17 +304,7 @@ impl ThreadStore {
             self.load_error.set(None);
             let store = *self;
             leptos::task::spawn_local(async move {
-                // This server's own API: the sign-in cookie, no typed header.
-                let url = crate::wire::thread_url(&id);
-                let result =
-                    crate::client::transport::get_json::<serde_json::Value>(&url, &[]).await;
-                let result = match result {
-                    Ok(Some(json)) => parse::parse(crate::wire::StoredThread::Json(json))
-                        .await
-                        .map(Some),
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(format!("The thread could not be loaded: {e}")),
-                };
+                let result = parse::fetch(id.clone()).await;
                 if store.loading.get_untracked().as_deref() != Some(id.as_str()) {
                     return;
                 }
@@ -332,24 +322,6 @@ impl ThreadStore {
                         .load_error
                         .set(Some("This thread no longer exists on the server.".into())),
                     Err(why) => store.load_error.set(Some(why)),
-                }
-            });
-        }
-    }
-
-    /// Read the stored threads again (browser only).
-    pub fn refresh(&self) {
-        #[cfg(feature = "hydrate")]
-        {
-            let store = *self;
-            leptos::task::spawn_local(async move {
-                let list = crate::client::transport::get_json::<crate::wire::ThreadList>(
-                    crate::wire::THREADS_URL,
-                    &[],
-                )
-                .await;
-                if let Ok(Some(list)) = list {
-                    store.stored.set(list.threads);
                 }
             });
         }

@@ -1,7 +1,7 @@
 //! A stored thread's parse in the browser (its messages, runs, hints and ratings) is a chunk of
 //! its own: fetched before hydration on a page the server rendered with a stored thread (the
-//! marker [`MARKER`]), and when a stored thread is opened from the list. The first load of a
-//! page without one carries no parse of messages.
+//! marker [`MARKER`]), and when a stored thread is opened from the list (with the request that
+//! fetches it). The first load of a page without one carries no parse of messages.
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -11,32 +11,69 @@ use crate::wire::{StoredThread, ThreadView};
 /// The marker the server renders on a page that starts with a stored thread.
 pub const MARKER: &str = "thread";
 
+/// A stored thread's code: its parse, and the request that opens one from the list.
+struct ThreadCode {
+    parse: fn(Value) -> Result<ThreadView, String>,
+    #[cfg(feature = "hydrate")]
+    fetch: fn(String) -> Fetching,
+}
+
+#[cfg(feature = "hydrate")]
+type Fetching =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<ThreadView>, String>>>>;
+
+static CODE: ThreadCode = ThreadCode {
+    parse: |json| serde_json::from_value(json).map_err(|e| e.to_string()),
+    #[cfg(feature = "hydrate")]
+    fetch: |id| Box::pin(fetch_now(id)),
+};
+
+/// The table, from the chunk (the only reference to [`CODE`]).
 #[leptos::wasm_split::wasm_split(
     thread_parse,
     wasm_split_path = ::leptos::wasm_split,
     fallible,
     preload(#[doc(hidden)] __preload_thread_parse)
 )]
-fn parse_json(
-    json: Value,
-) -> Result<Result<ThreadView, String>, leptos::wasm_split::SplitLoaderError> {
-    Ok(serde_json::from_value(json).map_err(|e| e.to_string()))
+fn code() -> Result<&'static ThreadCode, leptos::wasm_split::SplitLoaderError> {
+    Ok(&CODE)
 }
+
+const UNFETCHED: &str =
+    "The thread cannot be shown: the page's code for it could not be fetched. Reload the page \
+     to see it.";
 
 /// The thread, parsed: at once if it already is (on the server), else by the chunk. `Err` says
 /// why it cannot be shown, in words for the page.
 pub async fn parse(thread: StoredThread) -> Result<ThreadView, String> {
     match thread {
         StoredThread::Parsed(view) => Ok(view),
-        StoredThread::Json(json) => match parse_json(json).await {
-            Ok(parsed) => parsed.map_err(|e| format!("The thread could not be read: {e}")),
-            Err(_) => Err(
-                "The thread cannot be shown: the page's code for it could not be \
-                           fetched. Reload the page to see it."
-                    .into(),
-            ),
+        StoredThread::Json(json) => match code().await {
+            Ok(code) => {
+                (code.parse)(json).map_err(|e| format!("The thread could not be read: {e}"))
+            }
+            Err(_) => Err(UNFETCHED.into()),
         },
     }
+}
+
+/// The stored thread `id` from the server (`None`: it no longer exists), for the list's
+/// "open" (browser only).
+#[cfg(feature = "hydrate")]
+pub async fn fetch(id: String) -> Result<Option<ThreadView>, String> {
+    match code().await {
+        Ok(code) => (code.fetch)(id).await,
+        Err(_) => Err(UNFETCHED.into()),
+    }
+}
+
+#[cfg(feature = "hydrate")]
+async fn fetch_now(id: String) -> Result<Option<ThreadView>, String> {
+    // This server's own API: the sign-in cookie, no typed header.
+    let url = crate::wire::thread_url(&id);
+    crate::client::transport::get_json::<ThreadView>(&url, &[])
+        .await
+        .map_err(|e| format!("The thread could not be loaded: {e}"))
 }
 
 /// The marker of a page that starts with a stored thread (nothing otherwise).
