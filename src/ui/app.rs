@@ -100,12 +100,8 @@ pub fn Studio() -> impl IntoView {
         <Transition fallback=|| view! { <div class="studio loading" aria-busy="true"></div> }>
             {move || Suspend::new(async move {
                 let mut initial = initial.await;
-                // A stored thread is parsed by its chunk, loaded before hydration when the
-                // server rendered one (`thread_store::parse`).
-                let current = match initial.current.take() {
-                    Some(thread) => Some(crate::ui::thread_store::parse::parse(thread).await),
-                    None => None,
-                };
+                // Parsed by its chunk, loaded before hydration (`thread_store::parse`).
+                let current = crate::ui::thread_store::parse::take_current(&mut initial).await;
                 view! { <StudioPage initial current/> }
             })}
         </Transition>

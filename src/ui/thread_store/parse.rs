@@ -57,6 +57,16 @@ pub async fn parse(thread: StoredThread) -> Result<ThreadView, String> {
     }
 }
 
+/// The stored thread the page starts with, taken out of `initial` and parsed (see [`parse`]).
+pub async fn take_current(
+    initial: &mut crate::wire::InitialThreads,
+) -> Option<Result<ThreadView, String>> {
+    match initial.current.take() {
+        Some(thread) => Some(parse(thread).await),
+        None => None,
+    }
+}
+
 /// The stored thread `id` from the server (`None`: it no longer exists), for the list's
 /// "open" (browser only).
 #[cfg(feature = "hydrate")]
