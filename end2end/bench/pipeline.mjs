@@ -17,6 +17,10 @@
 //      binary: $AGUI_BINARY or target/release/agui-studio; with BENCH_AGENT_ALL=1 the agent is
 //      still skipped for a size when its first round takes more than BENCH_AGENT_MAX_S seconds,
 //      default 300)
+//      BENCH_PROFILE=N: afterwards, profile the studio's pipeline on each recording of the smallest
+//      size (Chromium's sampling profiler, 20 rounds) and print its N functions that took the most
+//      time themselves; the names are a build's with names kept (the README's "Where the page's
+//      time goes" says how to make one), a release's are numbers.
 import { build } from "esbuild";
 import { startServer, stopServer, launchBrowser } from "../tests/support.mjs";
 
@@ -65,6 +69,38 @@ const bundle = (
     define: { "process.env.SUPPRESS_TRANSFORMATION_WARNINGS": '"true"' },
   })
 ).outputFiles[0].text;
+
+/** The studio's own functions by the time they took themselves over 20 rounds of each recording. */
+async function profile(page, recordings, moduleUrl, top) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 50 });
+  for (const r of recordings) {
+    await cdp.send("Profiler.start");
+    await page.evaluate(
+      async ({ key, moduleUrl, threadId, runId, proto, piece }) => {
+        const mod = await import(moduleUrl);
+        for (let i = 0; i < 20; i++) await mod.replay_body(threadId, runId, window.__benchBodies[key], proto, piece);
+      },
+      { key: `${r.format}-${r.n}`, moduleUrl, threadId: r.threadId, runId: r.runId, proto: r.format === "protobuf", piece: PIECE },
+    );
+    const { profile } = await cdp.send("Profiler.stop");
+    const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+    const self = new Map();
+    const gaps = profile.timeDeltas ?? [];
+    profile.samples.forEach((id, i) => {
+      const f = byNode.get(id).callFrame;
+      const name = `${f.functionName || "(anonymous)"} ${f.url ? f.url.split("/").pop() : ""}`.trim();
+      self.set(name, (self.get(name) ?? 0) + (gaps[i + 1] ?? 0));
+    });
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    console.log(`profile, ${r.format} long ${r.n}, 20 rounds: ${(total / 1000).toFixed(0)} ms sampled; self time`);
+    for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+      console.log(`  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 20000).toFixed(2).padStart(6)} ms/round  ${name.slice(0, 140)}`);
+    }
+  }
+  await cdp.detach();
+}
 
 const server = await startServer(["--demo-delay-ms", "0"]);
 const browser = await launchBrowser();
@@ -197,6 +233,8 @@ try {
       );
     }
   }
+  const top = Number(process.env.BENCH_PROFILE ?? 0);
+  if (top > 0) await profile(page, recordings.filter((r) => r.n === Math.min(...sizes)), moduleUrl, top);
   if (problems.length) console.log(`page problems: ${problems.join(" | ")}`);
   await page.close();
 } finally {

@@ -267,7 +267,7 @@ test("a run's code that cannot be fetched is said in the banner, and the next tr
   await page.goto(server.url);
   await page.waitForSelector(hydrated, { timeout: 20000 });
   await send(page, "backend_tool 6 * 7");
-  await page.getByText(/code for runs could not be fetched/).waitFor({ timeout: 10000 });
+  await page.getByText(/The run could not start: the page's code for it could not be fetched/).waitFor({ timeout: 10000 });
   await idle(page);
   assert.equal(await log(page).locator(".turn").count(), 0, "nothing of the message was sent");
   assert.equal(await page.getByRole("textbox", { name: "Message" }).inputValue(), "backend_tool 6 * 7", "the text is back");

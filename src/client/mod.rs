@@ -8,6 +8,7 @@ pub mod answers;
 pub mod body_format;
 #[cfg(feature = "hydrate")]
 mod browser;
+pub mod chunk;
 pub mod copilotkit;
 pub mod errors;
 pub mod event_log;

@@ -3,6 +3,7 @@
 //! and in the browser.
 
 pub mod a2ui;
+mod bytes;
 pub mod capabilities;
 pub mod chunks;
 pub mod compat;

@@ -12,37 +12,7 @@ pub use encode::{
     encode_comment, encode_data, encode_event, encode_retry, push_numbered_event, KEEP_ALIVE,
 };
 
-/// Position of the first CR or LF.
-///
-/// Streams are mostly long lines of JSON, so the scan works a word at a time: for every byte
-/// `b`, `b ^ pattern` is zero exactly where `b` matches, and the classic "has a zero byte" trick
-/// finds that without a per-byte branch. Scanning is the decoder's hot loop.
-#[inline]
-fn find_line_end(haystack: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const LF: u64 = LO * b'\n' as u64;
-    const CR: u64 = LO * b'\r' as u64;
-    #[inline(always)]
-    fn has_zero(v: u64) -> bool {
-        v.wrapping_sub(LO) & !v & HI != 0
-    }
-
-    let mut i = 0;
-    while i + 8 <= haystack.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&haystack[i..i + 8]);
-        let v = u64::from_ne_bytes(word);
-        if has_zero(v ^ LF) || has_zero(v ^ CR) {
-            break;
-        }
-        i += 8;
-    }
-    haystack[i..]
-        .iter()
-        .position(|&b| b == b'\n' || b == b'\r')
-        .map(|p| i + p)
-}
+use super::bytes::{line_end, position};
 
 /// One dispatched SSE message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -277,7 +247,7 @@ impl Decoder {
                 input = &input[1..];
             }
         }
-        while let Some(pos) = find_line_end(input) {
+        while let Some(pos) = line_end(input) {
             if self.line.len() + pos > self.max_line {
                 return Err(SseError::LineTooLong {
                     limit: self.max_line,
@@ -317,8 +287,13 @@ impl Decoder {
 /// Decodes field text lossily, as EventSource does; borrows when the bytes are valid UTF-8.
 /// Splitting a line at ASCII `:` or space never cuts a UTF-8 sequence, so decoding the parts
 /// separately gives the same text as decoding the whole line.
+/// Valid text (nearly every line) is checked by `from_utf8`, which skips ASCII a word at a time;
+/// `from_utf8_lossy` walks its bytes one by one, so it only replaces what is invalid.
 fn text(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 impl FrameState {
@@ -327,7 +302,7 @@ impl FrameState {
             self.dispatch(out);
             return Ok(());
         }
-        let (name, value) = match line.iter().position(|&b| b == b':') {
+        let (name, value) = match position(line, b':') {
             Some(0) => return Ok(()),
             Some(colon) => {
                 let value = &line[colon + 1..];
@@ -350,7 +325,7 @@ impl FrameState {
                 self.event.push_str(&text(value));
             }
             // An id with NUL is ignored: it could not be sent back in a Last-Event-ID header.
-            b"id" if !value.contains(&0) => {
+            b"id" if position(value, 0).is_none() => {
                 self.id.clear();
                 self.id.push_str(&text(value));
             }

@@ -143,11 +143,8 @@ pub fn Composer(
                 // The reading is a chunk of its own, fetched on the first file chosen.
                 leptos::task::spawn_local(async move {
                     if read_files(input, attachments, notice).await.is_err() {
-                        notice.set(Some(
-                            "The files cannot be read: the page's code for it could not be \
-                             fetched. Reload the page to try again."
-                                .into(),
-                        ));
+                        use crate::client::chunk::{unfetched, RELOAD_TO_RETRY};
+                        notice.set(Some(unfetched("The files cannot be read", RELOAD_TO_RETRY)));
                     }
                 });
             }
@@ -259,26 +256,34 @@ pub fn Composer(
     .into_any()
 }
 
-/// Read the chosen files as data URLs and add them as attachments (browser only; a chunk).
-#[cfg(feature = "hydrate")]
-#[leptos::wasm_split::wasm_split(
+crate::client::chunk::split_fn!(
     attachments,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_attachments)
-)]
-fn read_files(
+    __preload_attachments,
+    /// [`read_now`], from its chunk: fetched on the first file chosen.
+    #[cfg(feature = "hydrate")]
+    fn read_files(
+        input: web_sys::HtmlInputElement,
+        attachments: RwSignal<Vec<Attachment>>,
+        notice: RwSignal<Option<String>>,
+    ) -> () {
+        read_now(input, attachments, notice)
+    }
+);
+
+/// Read the chosen files as data URLs and add them as attachments (browser only).
+#[cfg(feature = "hydrate")]
+fn read_now(
     input: web_sys::HtmlInputElement,
     attachments: RwSignal<Vec<Attachment>>,
     notice: RwSignal<Option<String>>,
-) -> Result<(), leptos::wasm_split::SplitLoaderError> {
+) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
     static NEXT: AtomicUsize = AtomicUsize::new(1);
 
     let Some(files) = input.files() else {
-        return Ok(());
+        return;
     };
     for i in 0..files.length() {
         let Some(file) = files.get(i) else { continue };
@@ -323,7 +328,6 @@ fn read_files(
     }
     // Let the same file be chosen again.
     input.set_value("");
-    Ok(())
 }
 
 #[cfg(test)]

@@ -11,20 +11,14 @@
 use leptos::prelude::*;
 use leptos::wasm_split::SplitLoaderError;
 
+use crate::client::chunk::{unfetched, RELOAD_TO_SEE};
+
 /// Declares `fn NAME(ARGS) BODY` (a view) as a split function of the chunk `MODULE` whose
 /// preload function is `PRELOAD`: calling it gives a future of `Ok(view)`, or `Err` when the
 /// chunk could not be fetched.
 macro_rules! split_view {
     ($module:ident, $preload:ident, fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
-        #[leptos::wasm_split::wasm_split(
-            $module,
-            wasm_split_path = ::leptos::wasm_split,
-            fallible,
-            preload(#[doc(hidden)] $preload)
-        )]
-        fn $name($($arg: $ty),*) -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
-            Ok($body)
-        }
+        $crate::client::chunk::split_fn!($module, $preload, fn $name($($arg: $ty),*) -> AnyView $body);
     };
 }
 pub(crate) use split_view;
@@ -58,8 +52,7 @@ pub async fn or_note(
         Ok(view) => view,
         Err(_) => view! {
             <p class="chunk-unavailable" role="note">
-                {what}
-                " cannot be shown: the page's code for it could not be fetched. Reload the page to see it."
+                {unfetched(&format!("{what} cannot be shown"), RELOAD_TO_SEE)}
             </p>
         }
         .into_any(),

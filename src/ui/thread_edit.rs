@@ -159,17 +159,15 @@ static EDITS: Edits = Edits {
     list: |store, query| Box::pin(list_now(store, query)),
 };
 
-/// The table, from the chunk (the only reference to [`EDITS`]).
-#[cfg(feature = "hydrate")]
-#[leptos::wasm_split::wasm_split(
+crate::client::chunk::split_fn!(
     thread_edits,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_thread_edits)
-)]
-fn edits() -> Result<&'static Edits, leptos::wasm_split::SplitLoaderError> {
-    Ok(&EDITS)
-}
+    __preload_thread_edits,
+    /// The table, from the chunk (the only reference to [`EDITS`]).
+    #[cfg(feature = "hydrate")]
+    fn edits() -> &'static Edits {
+        &EDITS
+    }
+);
 
 /// Runs an edit once its chunk is there; one that cannot be fetched is said in the banner,
 /// after `failed` ("The thread could not be renamed").
@@ -177,8 +175,9 @@ fn edits() -> Result<&'static Edits, leptos::wasm_split::SplitLoaderError> {
 async fn with_edits(store: ThreadStore, failed: &'static str, edit: impl FnOnce(&Edits) -> Edit) {
     match edits().await {
         Ok(e) => edit(e).await,
-        Err(_) => store.load_error.set(Some(format!(
-            "{failed}: the page's code for it could not be fetched. Reload the page to try again."
+        Err(_) => store.load_error.set(Some(crate::client::chunk::unfetched(
+            failed,
+            crate::client::chunk::RELOAD_TO_RETRY,
         ))),
     }
 }

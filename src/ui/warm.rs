@@ -213,16 +213,14 @@ static REHEARSAL: Rehearsal = Rehearsal {
     views: || Box::pin(rehearse_views()),
 };
 
-#[cfg(feature = "hydrate")]
-#[leptos::wasm_split::wasm_split(
+crate::client::chunk::split_fn!(
     warm_rehearsal,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_warm_rehearsal)
-)]
-fn rehearsal() -> Result<&'static Rehearsal, leptos::wasm_split::SplitLoaderError> {
-    Ok(&REHEARSAL)
-}
+    __preload_warm_rehearsal,
+    #[cfg(feature = "hydrate")]
+    fn rehearsal() -> &'static Rehearsal {
+        &REHEARSAL
+    }
+);
 
 /// Rehearse in the background, one step per idle moment, starting a little after hydration
 /// so the page's own start-up work goes first. A run's code and the rehearsal's are fetched

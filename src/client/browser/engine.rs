@@ -13,6 +13,7 @@ use std::pin::Pin;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::client::chunk::{split_fn, unfetched, TRY_AGAIN};
 use crate::client::errors::RunErrorView;
 use crate::client::event_log::EventRecord;
 use crate::client::history::plan::HistoryStatus;
@@ -58,17 +59,15 @@ static ENGINE: Engine = Engine {
     replay: crate::client::replay::replay,
 };
 
-/// The table, from the chunk (the only reference to [`ENGINE`], so what it reaches is the
-/// chunk's).
-#[leptos::wasm_split::wasm_split(
+split_fn!(
     run_engine,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_run_engine)
-)]
-fn engine_table() -> Result<&'static Engine, leptos::wasm_split::SplitLoaderError> {
-    Ok(&ENGINE)
-}
+    __preload_run_engine,
+    /// The table, from the chunk (the only reference to [`ENGINE`], so what it reaches is the
+    /// chunk's).
+    fn engine_table() -> &'static Engine {
+        &ENGINE
+    }
+);
 
 /// A chunk of the page's own that a run needs as well (the messages' views), fetched beside
 /// the engine's.
@@ -140,11 +139,9 @@ pub(super) fn with_engine_or(
                     w.connection.set(before);
                 }
             }
-            Err(e) => {
+            Err(_) => {
                 w.error.set(Some(RunErrorView {
-                    message: format!(
-                        "The page's code for runs could not be fetched ({e}); try again, or reload the page."
-                    ),
+                    message: unfetched("The run could not start", TRY_AGAIN),
                     code: Some("CHUNK".into()),
                 }));
                 w.connection.set(Connection::Failed);

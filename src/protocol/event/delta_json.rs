@@ -6,6 +6,7 @@
 //! `to_json_is_the_printed_value_for_every_event`).
 
 use super::EventKind;
+use crate::protocol::bytes::json_special;
 
 /// A delta event's (type, id field, id, delta); None for other kinds.
 fn delta_parts(kind: &EventKind) -> Option<(&'static str, &'static str, &str, &str)> {
@@ -44,37 +45,13 @@ pub(super) fn open_delta_body(kind: &EventKind) -> Option<Vec<u8>> {
 /// `s` as a JSON string, as serde_json writes it: copied whole when nothing in it needs an
 /// escape (a quote, a backslash, a control character), else written by serde_json.
 fn push_json_str(out: &mut Vec<u8>, s: &str) {
-    if needs_escape(s.as_bytes()) {
+    if json_special(s.as_bytes()).is_some() {
         serde_json::to_writer(&mut *out, s).expect("a string serialises");
     } else {
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
     }
-}
-
-/// Whether `bytes` holds a byte JSON escapes: below 0x20, `"` or `\`. Eight bytes at a time.
-fn needs_escape(bytes: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const QUOTE: u64 = LO * b'"' as u64;
-    const BACKSLASH: u64 = LO * b'\\' as u64;
-    /// A byte of `v` is below `n` (`n` ≤ 128); bytes of 0x80 and above never count.
-    #[inline(always)]
-    fn has_less(v: u64, n: u64) -> bool {
-        v.wrapping_sub(LO * n) & !v & HI != 0
-    }
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let v = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-        if has_less(v, 0x20) || has_less(v ^ QUOTE, 1) || has_less(v ^ BACKSLASH, 1) {
-            return true;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 #[cfg(test)]
@@ -133,14 +110,14 @@ mod tests {
                 for bad in [b'"', b'\\', 0u8, 0x1f, b'\n'] {
                     let mut bytes = vec![b'a'; len];
                     bytes[at] = bad;
-                    assert!(needs_escape(&bytes), "{bad} at {at} of {len}");
+                    assert!(json_special(&bytes).is_some(), "{bad} at {at} of {len}");
                 }
             }
             let mut fine = vec![b'a'; len];
             for (i, b) in fine.iter_mut().enumerate() {
                 *b = [b' ', b'~', 0x7f, 0x80, 0xff, b'!', b'#', b'['][i % 8];
             }
-            assert!(!needs_escape(&fine), "{len}");
+            assert!(json_special(&fine).is_none(), "{len}");
         }
     }
 }

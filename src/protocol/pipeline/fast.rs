@@ -15,6 +15,7 @@
 
 use serde::Deserialize;
 
+use crate::protocol::bytes::json_special;
 use crate::protocol::event::{Event, EventKind};
 
 const TEXT: &str = r#"{"type":"TEXT_MESSAGE_CONTENT","#;
@@ -130,9 +131,7 @@ pub(super) fn scan(rest: &str, id_key: &str) -> Option<(String, String, Stamp)> 
 /// The text of a JSON string up to its closing quote (which stays in what follows), when it has
 /// no escape and no control character (which JSON forbids raw; the typed parse reports it).
 fn plain_string(s: &str) -> Option<(&str, &str)> {
-    let end = s
-        .bytes()
-        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    let end = json_special(s.as_bytes())?;
     (s.as_bytes()[end] == b'"').then(|| s.split_at(end))
 }
 
@@ -143,11 +142,19 @@ fn plain_integer(s: &str) -> Option<(i64, &str)> {
         Some(d) => (true, d),
         None => (false, s),
     };
-    let len = digits.bytes().take_while(u8::is_ascii_digit).count();
-    let text = &digits[..len];
-    if len == 0 || len > 18 || (text.starts_with('0') && (len > 1 || negative)) {
+    // An indexed loop that adds the digits up as it goes (see `protocol::bytes` on loops in the
+    // page); at most 18 digits cannot overflow.
+    let bytes = digits.as_bytes();
+    let (mut len, mut value) = (0, 0i64);
+    while len < bytes.len() && bytes[len].is_ascii_digit() {
+        if len == 18 {
+            return None;
+        }
+        value = value * 10 + i64::from(bytes[len] - b'0');
+        len += 1;
+    }
+    if len == 0 || (bytes[0] == b'0' && (len > 1 || negative)) {
         return None;
     }
-    let value: i64 = text.parse().ok()?;
     Some((if negative { -value } else { value }, &digits[len..]))
 }

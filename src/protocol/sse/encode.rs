@@ -1,7 +1,7 @@
 //! The encoder: AG-UI events (and comments, retry hints) framed as SSE, line breaks in any value
 //! kept from ending a frame or injecting a field.
 
-use super::find_line_end;
+use super::line_end;
 
 /// The comment the server sends on idle streams so proxies do not time the connection out.
 pub const KEEP_ALIVE: &str = ": keep-alive\n\n";
@@ -92,7 +92,7 @@ fn push_single_line_field(out: &mut String, name: &str, value: &str, drop_nul: b
 fn for_each_line(text: &str, mut f: impl FnMut(&str)) {
     let bytes = text.as_bytes();
     let mut start = 0;
-    while let Some(off) = find_line_end(&bytes[start..]) {
+    while let Some(off) = line_end(&bytes[start..]) {
         let end = start + off;
         f(&text[start..end]);
         start = if bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n') {

@@ -46,9 +46,10 @@ pub fn RuntimeAgents(
         leptos::task::spawn_local(async move {
             let answer = match ask(base.clone(), _headers).await {
                 Ok(asking) => asking.await,
-                Err(_) => Err("The page's code for loading agents could not be fetched. \
-                               Reload the page to try again."
-                    .to_string()),
+                Err(_) => Err(crate::client::chunk::unfetched(
+                    "The agents cannot be loaded",
+                    crate::client::chunk::RELOAD_TO_RETRY,
+                )),
             };
             if asked.get_value() != _ticket {
                 return;
@@ -141,37 +142,36 @@ pub fn RuntimeAgents(
 #[cfg(feature = "hydrate")]
 type Asking = std::pin::Pin<Box<dyn std::future::Future<Output = Result<CopilotRuntime, String>>>>;
 
+crate::client::chunk::split_fn!(
+    runtime_info,
+    __preload_runtime_info,
+    /// [`ask_now`], from its chunk: the request and the parse of its answer are fetched the
+    /// first time "Load agents" is pressed.
+    #[cfg(feature = "hydrate")]
+    fn ask(base: String, headers: Vec<(String, String)>) -> Asking {
+        Box::pin(ask_now(base, headers))
+    }
+);
+
 /// Asks the runtime at `base` for its agents (`GET {base}/info`, at most
 /// [`MAX_INFO_BYTES`](crate::client::copilotkit::MAX_INFO_BYTES)): the runtime, or the status
-/// line that says why not. A chunk of its own: the request and the parse of its answer are
-/// fetched the first time "Load agents" is pressed.
+/// line that says why not.
 #[cfg(feature = "hydrate")]
-#[leptos::wasm_split::wasm_split(
-    runtime_info,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_runtime_info)
-)]
-fn ask(
-    base: String,
-    headers: Vec<(String, String)>,
-) -> Result<Asking, leptos::wasm_split::SplitLoaderError> {
-    Ok(Box::pin(async move {
-        use crate::client::copilotkit::{parse_info, MAX_INFO_BYTES};
-        let info = crate::client::transport::get_json_within(
-            &format!("{base}/info"),
-            &headers,
-            MAX_INFO_BYTES,
-        )
-        .await;
-        match info {
-            Ok(v) => parse_info(&base, &v)
-                .ok_or_else(|| format!("{base}/info is not a CopilotKit runtime's answer.")),
-            Err(e) => {
-                // An error page's body can be long: its start says enough.
-                let why: String = e.to_string().chars().take(160).collect();
-                Err(format!("No CopilotKit runtime at {base} ({why})."))
-            }
+async fn ask_now(base: String, headers: Vec<(String, String)>) -> Result<CopilotRuntime, String> {
+    use crate::client::copilotkit::{parse_info, MAX_INFO_BYTES};
+    let info = crate::client::transport::get_json_within(
+        &format!("{base}/info"),
+        &headers,
+        MAX_INFO_BYTES,
+    )
+    .await;
+    match info {
+        Ok(v) => parse_info(&base, &v)
+            .ok_or_else(|| format!("{base}/info is not a CopilotKit runtime's answer.")),
+        Err(e) => {
+            // An error page's body can be long: its start says enough.
+            let why: String = e.to_string().chars().take(160).collect();
+            Err(format!("No CopilotKit runtime at {base} ({why})."))
         }
-    }))
+    }
 }

@@ -28,20 +28,21 @@ static CODE: ThreadCode = ThreadCode {
     fetch: |id| Box::pin(fetch_now(id)),
 };
 
-/// The table, from the chunk (the only reference to [`CODE`]).
-#[leptos::wasm_split::wasm_split(
+crate::client::chunk::split_fn!(
     thread_parse,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(#[doc(hidden)] __preload_thread_parse)
-)]
-fn code() -> Result<&'static ThreadCode, leptos::wasm_split::SplitLoaderError> {
-    Ok(&CODE)
-}
+    __preload_thread_parse,
+    /// The table, from the chunk (the only reference to [`CODE`]).
+    fn code() -> &'static ThreadCode {
+        &CODE
+    }
+);
 
-const UNFETCHED: &str =
-    "The thread cannot be shown: the page's code for it could not be fetched. Reload the page \
-     to see it.";
+fn unfetched() -> String {
+    crate::client::chunk::unfetched(
+        "The thread cannot be shown",
+        crate::client::chunk::RELOAD_TO_SEE,
+    )
+}
 
 /// The thread, parsed: at once if it already is (on the server), else by the chunk. `Err` says
 /// why it cannot be shown, in words for the page.
@@ -52,7 +53,7 @@ pub async fn parse(thread: StoredThread) -> Result<ThreadView, String> {
             Ok(code) => {
                 (code.parse)(json).map_err(|e| format!("The thread could not be read: {e}"))
             }
-            Err(_) => Err(UNFETCHED.into()),
+            Err(_) => Err(unfetched()),
         },
     }
 }
@@ -73,7 +74,7 @@ pub async fn take_current(
 pub async fn fetch(id: String) -> Result<Option<ThreadView>, String> {
     match code().await {
         Ok(code) => (code.fetch)(id).await,
-        Err(_) => Err(UNFETCHED.into()),
+        Err(_) => Err(unfetched()),
     }
 }
 
