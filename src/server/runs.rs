@@ -148,6 +148,7 @@ impl Runs {
             peer,
             flushed: false,
             told_failure: false,
+            paces: false,
         })
     }
 

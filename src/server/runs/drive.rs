@@ -109,6 +109,13 @@ impl RunSink {
                 return Ok(Sent::Wait(wait));
             }
         }
+        // A run ahead of its own client by more than the pace allows waits for it (see
+        // `log::pace`): its reader would otherwise fall behind the log's window and read the rest
+        // back from the database.
+        if self.log.too_far(self.seq) {
+            let (log, seq) = (self.log.clone(), self.seq);
+            return Ok(Sent::Wait(Box::pin(async move { log.room_for(seq).await })));
+        }
         // A run streaming flat out lets the other tasks have a turn every few events (it would
         // otherwise run a whole scheduler budget of them): with a thousand runs streaming, a new
         // request waits at every step of its start for each busy run to yield.

@@ -77,6 +77,7 @@ pub(super) fn join_live(
                 peer,
                 flushed: false,
                 told_failure: false,
+                paces: false,
             };
             (run_id, reader)
         });

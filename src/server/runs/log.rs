@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, OnceLock};
 
+mod pace;
 mod reader;
 pub use reader::RunReader;
 
@@ -94,6 +95,8 @@ impl Frame {
 pub(super) struct RunLog {
     inner: Mutex<LogInner>,
     notify: Notify,
+    /// Where the run's own reader is, which the run keeps pace with.
+    pace: pace::Pace,
 }
 
 struct LogInner {
@@ -156,7 +159,19 @@ impl RunLog {
                 resting: false,
             }),
             notify: Notify::new(),
+            pace: pace::Pace::new(),
         }
+    }
+
+    /// Whether the run, having sent event `seq`, must wait for its own reader; then
+    /// [`RunLog::room_for`] is the wait.
+    pub(super) fn too_far(&self, seq: u64) -> bool {
+        self.pace.too_far(seq)
+    }
+
+    /// Waits until the run's own reader has caught up with event `seq` enough (see `pace`).
+    pub(super) async fn room_for(&self, seq: u64) {
+        self.pace.room_for(seq).await
     }
 
     pub(super) fn push(&self, logged: Arc<Logged>) {

@@ -146,7 +146,9 @@ impl Runs {
             peer: input.protocol_version.as_deref().and_then(parse_version),
             flushed: false,
             told_failure: false,
-        };
+            paces: false,
+        }
+        .pacing();
         // From here the run is registered. A request abandoned halfway (its client hung up
         // while the run started) must not leave the run registered with no task to end it, its
         // thread busy and its slot taken for good: what is left of the start then finishes in

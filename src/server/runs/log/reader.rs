@@ -53,6 +53,16 @@ pub struct RunReader {
     pub(in crate::server::runs) flushed: bool,
     /// The `STORAGE_FAILED` end was given.
     pub(in crate::server::runs) told_failure: bool,
+    /// The run keeps pace with this reader (the response that started it; see `pace`).
+    pub(in crate::server::runs) paces: bool,
+}
+
+impl Drop for RunReader {
+    fn drop(&mut self) {
+        if let (true, Some(log)) = (self.paces, &self.log) {
+            log.pace.release();
+        }
+    }
 }
 
 impl RunReader {
@@ -88,6 +98,15 @@ impl RunReader {
     /// This reader, downgrading events for a peer speaking `peer` (None: as logged).
     pub fn for_peer(mut self, peer: Option<Version>) -> Self {
         self.peer = peer;
+        self
+    }
+
+    /// This reader, the run's own: the run goes at most [`super::pace::PACE_AHEAD`] events ahead of it.
+    pub(in crate::server::runs) fn pacing(mut self) -> Self {
+        if let Some(log) = &self.log {
+            self.paces = true;
+            log.pace.reached(self.after);
+        }
         self
     }
 
@@ -131,6 +150,10 @@ impl RunReader {
             }
             self.after = e.seq;
             self.pending.push_back(e.clone());
+        }
+        drop(inner);
+        if self.paces {
+            log.pace.reached(self.after);
         }
         true
     }
@@ -214,6 +237,9 @@ impl RunReader {
             } else {
                 tracing::error!(run = %self.run_id, seq, "a stored event does not parse");
             }
+        }
+        if let (true, Some(log)) = (self.paces, &self.log) {
+            log.pace.reached(self.after);
         }
         // Newer events may be in memory again; the in-memory log is consulted next time.
         self.pending.pop_front()
