@@ -34,6 +34,9 @@ pub struct Verifier {
     tools: HashMap<String, Option<String>>,
     reasoning: HashMap<String, Option<String>>,
     spans: HashMap<String, Option<String>>,
+    /// The text message and lane the last delta continued: the next delta of the same message
+    /// (nearly every event of a stream) is checked without a lookup. Cleared as `text` changes.
+    last_text: Option<(String, Option<String>)>,
     steps: HashSet<(Option<String>, String)>,
     subagents_active: Vec<String>,
     subagents_seen: HashSet<String>,
@@ -172,18 +175,26 @@ impl Verifier {
                 self.reset_items();
                 self.phase = Phase::Errored;
             }
-            EventKind::TextMessageStart { message_id, .. } => open(
-                &mut self.text,
-                message_id,
-                lane,
-                "text message",
-                "TEXT_MESSAGE_START",
-            )?,
+            EventKind::TextMessageStart { message_id, .. } => {
+                self.last_text = None;
+                open(
+                    &mut self.text,
+                    message_id,
+                    lane,
+                    "text message",
+                    "TEXT_MESSAGE_START",
+                )?
+            }
             EventKind::TextMessageContent { message_id, .. } => {
-                continuing(&self.text, message_id, lane, "text message", ty)?
+                let same = |(id, l): &(String, Option<String>)| id == message_id && l == lane;
+                if !self.last_text.as_ref().is_some_and(same) {
+                    continuing(&self.text, message_id, lane, "text message", ty)?;
+                    self.last_text = Some((message_id.clone(), lane.clone()));
+                }
             }
             EventKind::TextMessageEnd { message_id } => {
                 continuing(&self.text, message_id, lane, "text message", ty)?;
+                self.last_text = None;
                 self.text.remove(message_id);
             }
             EventKind::ToolCallStart { tool_call_id, .. } => open(
@@ -355,6 +366,7 @@ impl Verifier {
     }
 
     fn reset_items(&mut self) {
+        self.last_text = None;
         self.text.clear();
         self.tools.clear();
         self.reasoning.clear();

@@ -9,7 +9,13 @@ use crate::protocol::types::{Message, ToolCall};
 impl Conversation {
     /// Position of message `id`; a stale entry (after direct edits to `messages`) triggers a
     /// rebuild instead of a wrong answer.
+    /// The last message first: a streamed message's deltas all go to it, and comparing its id
+    /// costs less than hashing the one asked for.
     pub(super) fn locate(&mut self, id: &str) -> Option<usize> {
+        let last = self.messages.len().checked_sub(1);
+        if last.is_some_and(|i| self.messages[i].id() == id) {
+            return last;
+        }
         match self.index.get(id) {
             Some(&i) if self.messages.get(i).is_some_and(|m| m.id() == id) => Some(i),
             Some(_) => {
