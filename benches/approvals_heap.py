@@ -6,8 +6,9 @@ stripped) on a loopback port with a fresh SQLite file, opens N runs of the demo'
 scenario (200 connecting at a time), holds each once its `request_approval` call has arrived
 (`TOOL_CALL_END`), prints the server's RSS before, while they wait (SETTLE_S, default 2, seconds
 after the last one arrived, as the capacity benchmark reads it) and every 5 s for AFTER_S
-(default 10) seconds after they closed,
-then stops the server with SIGINT. Each RSS is also split into its anonymous part (what the
+(default 10) seconds after they closed, then (ROUNDS, default 1) does it again with new runs and
+prints each round's figures, so that what stays after a crowd can be told from what grows crowd
+after crowd; then stops the server with SIGINT. Each RSS is also split into its anonymous part (what the
 server allocated) and its file-backed part (the binary's pages read from disk). SERVER_LOG=FILE
 keeps the server's stderr; with a `--features alloc-stats` build and AGUI_ALLOC_STATS_MS=N it
 holds a line of allocator figures every N ms (see src/server/alloc_stats.rs). With HEAPTRACK=1
@@ -19,6 +20,7 @@ allocation sites holding the most at the peak.
     HEAPTRACK=1 python3 benches/approvals_heap.py 500
     SERVER_ARGS="--approval-timeout 3" python3 benches/approvals_heap.py 500
     SMAPS=1 AFTER_S=60 BIN=target/release/agui-studio python3 benches/approvals_heap.py 10000
+    ROUNDS=5 AFTER_S=30 BIN=target/release/agui-studio python3 benches/approvals_heap.py 10000
     cargo build --release --features alloc-stats && cp target/release/agui-studio /tmp/agui-stats
     AGUI_ALLOC_STATS_MS=5000 SERVER_LOG=/tmp/server.log BIN=/tmp/agui-stats \
         python3 benches/approvals_heap.py 10000
@@ -41,6 +43,7 @@ HEAP = os.environ.get("HEAPTRACK") == "1"
 TIMEOUT_S = 120
 AFTER_S = int(os.environ.get("AFTER_S", "10"))
 SETTLE_S = float(os.environ.get("SETTLE_S", "2"))
+ROUNDS = max(1, int(os.environ.get("ROUNDS", "1")))
 
 
 def rss_mb(pid):
@@ -115,38 +118,18 @@ async def main():
                 break
             except OSError:
                 await asyncio.sleep(0.05)
-        held = []
-        await one(-1, held)  # warm-up
+        warm = []  # held open, as a crowd's runs are, through every round
+        await one(-1, warm)
         base, base_parts = rss_mb(pid), parts(pid)
         if os.environ.get("SMAPS") == "1":
             print("before the runs:")
             print_smaps(pid)
         sem = asyncio.Semaphore(200)
-
-        async def limited(i):
-            async with sem:
-                await one(i, held)
-
-        t = time.time()
-        await asyncio.wait_for(asyncio.gather(*(limited(i) for i in range(N))), TIMEOUT_S)
-        # As the capacity benchmark does: the server settles (its allocator's decay) first.
-        await asyncio.sleep(SETTLE_S)
-        during = rss_mb(pid)
-        threads = len(os.listdir(f"/proc/{pid}/task"))
-        print(f"{N} runs waiting after {time.time() - t:.1f} s: RSS {base:.0f} -> {during:.0f} MB "
-              f"({(during - base) * 1024 / N:.1f} KB each), {threads} threads; "
-              f"before {base_parts}, during {parts(pid)}")
-        for _, w in held:
-            w.close()
-        waited = 0
-        while waited < AFTER_S:
-            step = min(5, AFTER_S - waited)
-            await asyncio.sleep(step)
-            waited += step
-            print(f"{waited} s after they closed: {rss_mb(pid):.0f} MB ({parts(pid)})")
-        if os.environ.get("SMAPS") == "1":
-            print(f"{AFTER_S} s after they closed:")
-            print_smaps(pid)
+        for round_ in range(ROUNDS):
+            if ROUNDS > 1:
+                print(f"round {round_ + 1} of {ROUNDS}:")
+            held = []
+            await crowd(pid, sem, held, (base, base_parts), round_)
     finally:
         if pid:
             os.kill(pid, signal.SIGINT)
@@ -164,6 +147,36 @@ async def main():
                               "--peak-limit", "8", "--sub-peak-limit", "12"],
                              capture_output=True, encoding="utf-8", errors="replace").stdout
         print_sites(out)
+
+
+async def crowd(pid, sem, held, before, round_):
+    """One crowd of N waiting runs: their RSS while they wait and for AFTER_S after they left."""
+    base, base_parts = before
+
+    async def limited(i):
+        async with sem:
+            await one(f"{round_}-{i}", held)
+
+    t = time.time()
+    await asyncio.wait_for(asyncio.gather(*(limited(i) for i in range(N))), TIMEOUT_S)
+    # As the capacity benchmark does: the server settles (its allocator's decay) first.
+    await asyncio.sleep(SETTLE_S)
+    during = rss_mb(pid)
+    threads = len(os.listdir(f"/proc/{pid}/task"))
+    print(f"{N} runs waiting after {time.time() - t:.1f} s: RSS {base:.0f} -> {during:.0f} MB "
+          f"({(during - base) * 1024 / N:.1f} KB each), {threads} threads; "
+          f"before {base_parts}, during {parts(pid)}")
+    for _, w in held:
+        w.close()
+    waited = 0
+    while waited < AFTER_S:
+        step = min(5, AFTER_S - waited)
+        await asyncio.sleep(step)
+        waited += step
+        print(f"{waited} s after they closed: {rss_mb(pid):.0f} MB ({parts(pid)})")
+    if os.environ.get("SMAPS") == "1":
+        print(f"{AFTER_S} s after they closed:")
+        print_smaps(pid)
 
 
 def print_smaps(pid):

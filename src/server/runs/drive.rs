@@ -164,8 +164,8 @@ pub(super) async fn drive(
     // needs: a future is as large as its largest step, and the task of a run that waits (on an
     // approval, on its LLM) would otherwise hold the room of the run's end — events, the
     // conversation, the store's write — all along. `drive`'s future was 2,120 bytes with its
-    // start and end inline; the run's whole task is now a 768-byte allocation, as
-    // `tests/connection_memory.rs` counts a waiting run's heap.
+    // start and end inline; the run's whole task is now about 1 KB (1,152 bytes on 2026-12-04,
+    // in the debug build that `tests/connection_memory.rs` counts a waiting run's heap with).
     let mut result = guarded(agent.run(&mut ctx)).await;
     // A step that parked the run on a human's answer (`RunContext::park`) is over: its future
     // is gone, and until the answer comes the run is its parked state and this wait.
