@@ -31,7 +31,7 @@ use std::time::Duration;
 use axum::routing::get;
 use axum::{Json, Router};
 use leptos::prelude::*;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use serde_json::json;
 
 use crate::ui::app::{shell, App};
@@ -45,7 +45,7 @@ pub use state::{leptos_options, AppState, ServerConfig};
 /// routes. Only `/healthz`, the sign-in endpoints and the static files are open to all.
 pub fn app(state: AppState) -> Router {
     use axum::middleware::from_fn_with_state;
-    let routes = generate_route_list(App);
+    let routes = route_list();
     let options = state.leptos_options.clone();
     let api = match cors(&state.config) {
         Some(cors) => routes::api_router(&state).layer(cors),
@@ -72,6 +72,16 @@ pub fn app(state: AppState) -> Router {
         .layer(from_fn_with_state(state.clone(), auth::guard))
         .layer(from_fn_with_state(state.clone(), auth::security_headers))
         .with_state(state)
+}
+
+/// The page's routes, listed once per process. Listing them renders the app with resources
+/// held back by a flag that Leptos keeps for the whole process: a resource that a page being
+/// served meanwhile polls for the first time waits forever, and so does its response (the
+/// page's `Transition` never resolves). A second router built while a first one serves (tests
+/// do it all the time; so may a program that embeds the server) must not list them again.
+fn route_list() -> Vec<AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
 }
 
 /// CORS for the API: only the configured origins; `*` allows any origin. None configured (the

@@ -17,22 +17,41 @@ fn render(f: impl FnOnce() -> AnyView) -> String {
     html
 }
 
-/// `GET path` from the real server on a local socket: the body, de-chunked.
-async fn fetch_page(path: &str) -> String {
+/// A real server on a local socket, in-memory database: its address and its state.
+async fn serve() -> (std::net::SocketAddr, crate::server::AppState) {
     use clap::Parser;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let args = crate::server::config::Cli::try_parse_from(["agui-studio", "--db", ":memory:"])
         .unwrap()
         .serve;
     let state = crate::server::AppState::new(&args).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, crate::server::app(state)).await });
-    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    conn.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    conn.read_to_end(&mut raw).await.unwrap();
+    let app = crate::server::app(state.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (addr, state)
+}
+
+/// `GET path` from a fresh server: the body, de-chunked.
+async fn fetch_page(path: &str) -> String {
+    let (addr, _state) = serve().await;
+    get(addr, path).await
+}
+
+/// `GET path` from the server at `addr`: the body, de-chunked. A response not complete within
+/// 20 s fails the test (a stalled page must not hang the suite).
+async fn get(addr: std::net::SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let read = async {
+        let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        conn.write_all(req.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        conn.read_to_end(&mut raw).await.unwrap();
+        raw
+    };
+    let raw = tokio::time::timeout(std::time::Duration::from_secs(20), read)
+        .await
+        .unwrap_or_else(|_| panic!("GET {path}: no complete response within 20 s"));
     let raw = String::from_utf8_lossy(&raw).to_string();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
     if !head
@@ -52,6 +71,29 @@ async fn fetch_page(path: &str) -> String {
         rest = &tail[n + 2..];
     }
     out
+}
+
+/// Building a router lists the page's routes by rendering the app with resources held back
+/// by a flag Leptos keeps for the whole process; a page whose resource first ran meanwhile
+/// never completed (this suite once hung on it). Routers built again and again while pages
+/// are served: every page completes, with the threads its resource loads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routers_built_while_pages_are_served_never_stall_a_page() {
+    let (addr, state) = serve().await;
+    for _ in 0..40 {
+        let state = state.clone();
+        let builders = tokio::task::spawn_blocking(move || {
+            for _ in 0..5 {
+                drop(crate::server::app(state.clone()));
+            }
+        });
+        let pages: Vec<_> = (0..4).map(|_| tokio::spawn(get(addr, "/"))).collect();
+        for page in pages {
+            let html = page.await.expect("a page was served");
+            assert!(html.contains(r#"class="studio""#), "{html}");
+        }
+        builders.await.unwrap();
+    }
 }
 
 #[tokio::test]
