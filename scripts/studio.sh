@@ -194,7 +194,7 @@ test_all() {
   local dir
   dir="$(mktemp -d)"
   cp target/release/agui-studio "$dir/"
-  (cd end2end && AGUI_BINARY="$dir/agui-studio" node --test --test-reporter=spec tests/)
+  AGUI_BINARY="$dir/agui-studio" bounded 2400 env -C end2end node --test --test-reporter=spec tests/
   rm -rf "$dir"
   say "all test suites passed in $((SECONDS - started)) s"
 }
