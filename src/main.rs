@@ -23,11 +23,11 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[export_name = "_rjem_malloc_conf"]
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
-/// `dirty_decay_ms` of [`malloc_conf`], which a server that is no longer crowded goes back to.
+/// `dirty_decay_ms` of [`malloc_conf`], which a server goes back to once a crowd stops gathering.
 const DIRTY_DECAY_MS: isize = 1000;
 
-/// Called when the server becomes crowded (`server::trim::CROWD` open connections) or stops
-/// being. Crowded, jemalloc hands freed pages back at once (`dirty_decay_ms` 0) instead of
+/// Called when a crowd starts gathering (`server::trim::CROWD` open connections) and when it
+/// stops (it leaves). While it gathers, jemalloc hands freed pages back at once (`dirty_decay_ms` 0) instead of
 /// keeping them a second for reuse: reused, a page that a burst of short-lived buffers had
 /// touched went into a new connection's buffers, resident for the connection's life even where
 /// the connection never wrote (hyper's two 8 KB buffers are mostly untouched). Measured with
@@ -35,7 +35,7 @@ const DIRTY_DECAY_MS: isize = 1000;
 /// started as fast as the server goes): 238–241 MB with a second's decay, 188 MB without.
 /// Not always: one stream drained flat out went 707 k → 525 k events/s without the decay (its
 /// write buffers' pages handed back and faulted in again at every batch), so an uncrowded
-/// server keeps it.
+/// server keeps it, and so does a crowd that leaves (see `server::trim::crowd`).
 fn allocator_for_crowd(crowded: bool) {
     let ms: isize = if crowded { 0 } else { DIRTY_DECAY_MS };
     let set = |name: &str| {

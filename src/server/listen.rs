@@ -131,9 +131,11 @@ pub async fn serve(
         let service = TowerToHyperService::new(router.clone());
         let (builders, watcher) = (builders.clone(), graceful.watcher());
         let header_timeout = limits.header_timeout;
+        let permits = permits.clone();
         tokio::spawn(async move {
             serve_one(stream, service, &builders, watcher, header_timeout).await;
             drop(permit);
+            super::trim::crowd(max - permits.available_permits());
         });
     }
     drop(listener);

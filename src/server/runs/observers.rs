@@ -7,8 +7,9 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
+use bytes::Bytes;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::Notify;
 
@@ -20,6 +21,10 @@ pub const HUB_CAPACITY: usize = 4096;
 
 /// How many threads an observer's resynchronisation snapshots when it follows every thread.
 pub const RESYNC_THREADS: usize = 8;
+
+/// The most bytes of frames encoded into one shared buffer (a single larger frame has one of
+/// its own).
+const SEGMENT_BYTES: usize = 256 * 1024;
 
 /// Which run an event is of, and whose: one per run, shared by its events (one reference
 /// count per event rather than three).
@@ -37,9 +42,28 @@ pub struct Observed {
     pub seq: u64,
     pub origin: Arc<Origin>,
     pub json: Arc<str>,
-    /// The event as an SSE frame with its number, encoded by the first observer that sends
-    /// it and shared by the others (with no observer, never).
-    frame: std::sync::OnceLock<String>,
+    /// The event as an SSE frame with its number: encoded, with the events published after it,
+    /// into one buffer by the first observer that takes it, and shared by the others (with no
+    /// observer, never).
+    frame: OnceLock<SharedFrame>,
+}
+
+/// An event's SSE frame: a range of a buffer that holds the frames of consecutive events, so
+/// that an observer sends a run of events as one slice of shared bytes rather than copying
+/// each frame into a buffer of its own (10,000 observers of a 2,000-event run copied 2.6 GB).
+#[derive(Debug)]
+pub struct SharedFrame {
+    /// The whole buffer: events whose frames are adjacent in the same buffer are one slice.
+    pub segment: Bytes,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl SharedFrame {
+    /// The frame's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.segment[self.start..self.end]
+    }
 }
 
 impl Observed {
@@ -48,15 +72,14 @@ impl Observed {
             seq,
             origin,
             json,
-            frame: std::sync::OnceLock::new(),
+            frame: OnceLock::new(),
         }
     }
 
-    /// `id: {seq}` and `data: {json}`, as an SSE frame.
-    pub fn frame(&self) -> &str {
-        self.frame.get_or_init(|| {
-            crate::protocol::sse::encode_event(&self.json, Some(&self.seq.to_string()), None)
-        })
+    /// `id: {seq}` and `data: {json}`, as an SSE frame: set for every event a subscription
+    /// hands out ([`Subscription::take`] encodes what it is about to hand out first).
+    pub fn frame(&self) -> Option<&SharedFrame> {
+        self.frame.get()
     }
 }
 
@@ -80,6 +103,8 @@ pub struct ObserverHub {
     published: Notify,
     receivers: AtomicUsize,
     counts: Counts,
+    /// Held while frames are encoded, so that concurrent takers do not encode the same events.
+    encoding: Mutex<()>,
 }
 
 /// One open observer stream, counted against its user's limit while it lives.
@@ -153,6 +178,10 @@ impl Subscription {
             return Taken::Lagged(missed);
         }
         let from = ((self.last + 1 - oldest) as usize).min(window.len());
+        let upto = from.saturating_add(max).min(window.len());
+        if window.range(from..upto).any(|e| e.frame.get().is_none()) {
+            hub.encode_frames(&window, from);
+        }
         let mut n = 0;
         for ev in window.range(from..).take(max) {
             each(ev);
@@ -201,6 +230,48 @@ impl ObserverHub {
             published: Notify::new(),
             receivers: AtomicUsize::new(0),
             counts: Counts::default(),
+            encoding: Mutex::new(()),
+        }
+    }
+
+    /// Encode the frames of the events from `from` to the window's end that have none, each
+    /// run of them into shared buffers of up to [`SEGMENT_BYTES`]: the first observer to take
+    /// an event encodes the ones published after it too, so that a run's events, however
+    /// fast they came, share a few large buffers that every observer sends slices of.
+    fn encode_frames(&self, window: &Window, from: usize) {
+        let _encoding = self.encoding.lock();
+        let mut i = from;
+        while i < window.len() {
+            if window[i].frame.get().is_some() {
+                i += 1;
+                continue;
+            }
+            let first = i;
+            let mut room = 0;
+            while i < window.len()
+                && window[i].frame.get().is_none()
+                && (i == first || room < SEGMENT_BYTES)
+            {
+                // `id: `, up to 20 digits and the line ends around `data: {json}`.
+                room += window[i].json.len() + 40;
+                i += 1;
+            }
+            let mut buf = Vec::with_capacity(room);
+            let mut ends = Vec::with_capacity(i - first);
+            for ev in window.range(first..i) {
+                crate::protocol::sse::push_numbered_event(&mut buf, &ev.json, ev.seq);
+                ends.push(buf.len());
+            }
+            let segment = Bytes::from(buf);
+            let mut start = 0;
+            for (ev, end) in window.range(first..i).zip(ends) {
+                let _ = ev.frame.set(SharedFrame {
+                    segment: segment.clone(),
+                    start,
+                    end,
+                });
+                start = end;
+            }
         }
     }
 

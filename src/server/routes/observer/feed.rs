@@ -2,7 +2,7 @@
 //! and owner and written in batches, a resync (snapshots) after it fell behind, keep-alive
 //! comments while nothing happens.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -17,26 +17,79 @@ use crate::protocol::sse;
 use crate::protocol::types::PROTOCOL_VERSION;
 use crate::server::accounts::User;
 use crate::server::clock::now_ms;
-use crate::server::runs::{Observed, Subscription, Taken};
+use crate::server::runs::{Observed, SharedFrame, Subscription, Taken};
 
-/// How many already-waiting events go into one write of the observer stream: about 19 KB of
-/// frames. A fan-out of 2,000 events to 10,000 observers (the capacity benchmark's row, the
-/// builds in turn) cost the server 1.35-1.74 s of CPU with 128 (four runs) against 1.89-2.07 s
-/// with 64 (two; half the writes); 256 took 4.5 s (two; writes larger than the socket took at
-/// once).
-const BATCH: usize = 128;
-/// The least capacity of one write of the observer stream.
-const OUT_CAPACITY: usize = 4096;
-/// Bytes reserved per event waiting when a write begins (an event's frame is about 150):
-/// room for the whole batch at once. Grown a doubling at a time from 4 KB, a batch of 64
-/// frames was copied twice more (4 and 8 KB) on its way to 16 KB, for every observer.
-const FRAME_ROOM: usize = 192;
+/// How many already-waiting events one step of the observer stream takes. Runs of them go out
+/// as slices of the hub's shared frames (see [`Out`]); hyper gathers a step's pieces, and the
+/// steps that follow at once, into one vectored write.
+pub(super) const BATCH: usize = 128;
+/// A run of consecutive frames shorter than this is copied rather than sent as a slice of its
+/// own: an observer of one thread among busy others would otherwise hand the kernel one piece
+/// per event.
+const SLICE_FROM: usize = 2048;
 
 /// One observer: its hub subscription and what it has delivered so far.
 struct Observer<S> {
     sub: Subscription,
     view: View<S>,
     connected: bool,
+    /// The pieces of the last step not yet handed to the connection.
+    queued: VecDeque<Bytes>,
+}
+
+/// One step's bytes, in order: runs of consecutive frames as slices of the hub's buffers
+/// (shared by every observer: 10,000 observers of a run send the same bytes, cache-warm,
+/// instead of 10,000 copies), short runs and the rest (comments, resyncs) copied between them.
+#[derive(Default)]
+struct Out {
+    pieces: VecDeque<Bytes>,
+    text: Vec<u8>,
+    /// The run of frames being extended: its buffer and range.
+    run: Option<(Bytes, usize, usize)>,
+}
+
+impl Out {
+    fn push_str(&mut self, text: &str) {
+        self.close_run();
+        self.text.extend_from_slice(text.as_bytes());
+    }
+
+    fn push_frame(&mut self, frame: &SharedFrame) {
+        if let Some((segment, _, end)) = &mut self.run {
+            if segment.as_ptr() == frame.segment.as_ptr() && *end == frame.start {
+                *end = frame.end;
+                return;
+            }
+        }
+        self.close_run();
+        self.run = Some((frame.segment.clone(), frame.start, frame.end));
+    }
+
+    fn close_run(&mut self) {
+        let Some((segment, start, end)) = self.run.take() else {
+            return;
+        };
+        if end - start < SLICE_FROM {
+            self.text.extend_from_slice(&segment[start..end]);
+        } else {
+            self.flush_text();
+            self.pieces.push_back(segment.slice(start..end));
+        }
+    }
+
+    fn flush_text(&mut self) {
+        if !self.text.is_empty() {
+            self.pieces
+                .push_back(Bytes::from(std::mem::take(&mut self.text)));
+        }
+    }
+
+    /// Every piece, in order.
+    fn finish(mut self) -> VecDeque<Bytes> {
+        self.close_run();
+        self.flush_text();
+        self.pieces
+    }
 }
 
 /// What an observer shows and has shown.
@@ -51,8 +104,6 @@ struct View<S> {
     open_runs: HashMap<String, String>,
     /// Only this user's runs are delivered (None: every run).
     owner: Option<User>,
-    /// The room a write reserves at its first frame: for the events waiting when it began.
-    room: usize,
 }
 
 /// The observer stream's body over a hub subscription. `snapshot(thread)` must return the
@@ -112,22 +163,27 @@ where
             skip_upto: 0,
             open_runs: HashMap::new(),
             owner,
-            room: OUT_CAPACITY,
         },
         connected: false,
+        queued: VecDeque::new(),
     };
     let mut start = Some(start);
     futures::stream::unfold(observer, move |mut o| {
         let start = start.take();
         async move {
+            if let Some(piece) = o.queued.pop_front() {
+                return Some((Ok(piece), o));
+            }
             if !o.connected {
                 o.connected = true;
-                let mut out = sse::encode_comment("connected");
+                let mut out = Out::default();
+                out.push_str(&sse::encode_comment("connected"));
                 if let Some(Start::Resync) = start {
                     o.view.resync(0, &mut out);
                     o.sub.skip_to(o.view.skip_upto);
                 }
-                return Some((Ok(Bytes::from(out)), o));
+                o.queued = out.finish();
+                return o.queued.pop_front().map(|piece| (Ok(piece), o));
             }
             let deadline = Instant::now() + o.view.keep_alive;
             loop {
@@ -136,10 +192,9 @@ where
                 if Instant::now() >= deadline {
                     return Some((Ok(Bytes::from_static(sse::KEEP_ALIVE.as_bytes())), o));
                 }
-                let mut out = String::new();
-                o.view.room = (o.sub.behind().clamp(1, BATCH as u64) as usize) * FRAME_ROOM;
-                // One write: a resync if it fell behind, then the events that follow, BATCH at
-                // most, all read under the hub's lock (delivering only copies their frames).
+                let mut out = Out::default();
+                // One step: a resync if it fell behind, then the events that follow, BATCH at
+                // most, all read under the hub's lock (delivering only gathers their frames).
                 let mut taken = 0;
                 while taken < BATCH {
                     match o.sub.take(BATCH - taken, |ev| o.view.deliver(ev, &mut out)) {
@@ -155,8 +210,9 @@ where
                         Taken::Events(n) => taken += n,
                     }
                 }
-                if !out.is_empty() {
-                    return Some((Ok(Bytes::from(out)), o));
+                o.queued = out.finish();
+                if let Some(piece) = o.queued.pop_front() {
+                    return Some((Ok(piece), o));
                 }
                 if taken == 0 {
                     // Until something is published, the keep-alive's deadline, or the hub's end
@@ -172,7 +228,7 @@ impl<S> View<S>
 where
     S: FnMut(Option<&str>) -> (u64, Vec<(String, Conversation)>),
 {
-    fn deliver(&mut self, ev: &Observed, out: &mut String) {
+    fn deliver(&mut self, ev: &Observed, out: &mut Out) {
         if ev.seq <= self.skip_upto {
             return;
         }
@@ -201,19 +257,17 @@ where
         {
             self.open_runs.remove(&*ev.origin.run_id);
         }
-        let frame = ev.frame();
-        if out.capacity() == 0 {
-            // Room for the events waiting: a batch rarely grows it.
-            out.reserve(
-                self.room
-                    .clamp(OUT_CAPACITY, BATCH * FRAME_ROOM)
-                    .max(frame.len()),
-            );
+        match ev.frame() {
+            Some(frame) => out.push_frame(frame),
+            // Every event taken has its frame; encoded here should that ever not hold.
+            None => {
+                out.close_run();
+                sse::push_numbered_event(&mut out.text, &ev.json, ev.seq);
+            }
         }
-        out.push_str(frame);
     }
 
-    fn resync(&mut self, missed: u64, out: &mut String) {
+    fn resync(&mut self, missed: u64, out: &mut Out) {
         out.push_str(&sse::encode_comment(&format!(
             "resync after {missed} missed events"
         )));

@@ -247,3 +247,71 @@ async fn idle_observer_gets_keep_alives_and_filter_applies() {
     // The hub is gone: the stream ends.
     assert!(body.next().await.is_none());
 }
+
+/// What an observer stream has ready now, each piece as it came (stops at the first wait).
+async fn ready_pieces<St>(body: &mut St) -> Vec<Bytes>
+where
+    St: Stream<Item = Result<Bytes, Infallible>> + Unpin,
+{
+    let mut pieces = Vec::new();
+    for _ in 0..10_000 {
+        match tokio::time::timeout(Duration::from_millis(50), body.next()).await {
+            Ok(Some(Ok(piece))) => pieces.push(piece),
+            _ => break,
+        }
+    }
+    pieces
+}
+
+#[tokio::test]
+async fn observers_send_a_runs_frames_as_slices_of_the_same_shared_bytes() {
+    let tx = hub(4096);
+    let never = |_: Option<&str>| (0, Vec::new());
+    let keep = Duration::from_secs(60);
+    let mut a = Box::pin(observer_stream(tx.subscribe(), None, keep, never));
+    let mut b = Box::pin(observer_stream(tx.subscribe(), None, keep, never));
+    // Filtered to one thread of two whose events alternate: its runs are one event long.
+    let mut only = Box::pin(observer_stream(
+        tx.subscribe(),
+        Some("t2".into()),
+        keep,
+        never,
+    ));
+    for body in [&mut a, &mut b, &mut only] {
+        assert_eq!(read_chunks(body, 1).await, ": connected\n\n");
+    }
+    for i in 0..1000 {
+        delta(&tx, if i % 2 == 0 { "t1" } else { "t2" });
+    }
+    let (pa, pb) = (ready_pieces(&mut a).await, ready_pieces(&mut b).await);
+    let joined = |pieces: &[Bytes]| -> String {
+        pieces
+            .iter()
+            .map(|p| std::str::from_utf8(p).unwrap())
+            .collect()
+    };
+    let ids: Vec<u64> = frames(&joined(&pa))
+        .iter()
+        .map(|f| f.id.as_deref().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ids, (1..=1000).collect::<Vec<_>>());
+    assert_eq!(joined(&pa), joined(&pb));
+    // Both observers hand out the same memory, not copies of it, in a few large pieces.
+    assert!(pa.len() <= 1000 / feed::BATCH + 1, "{} pieces", pa.len());
+    for (x, y) in pa.iter().zip(&pb) {
+        assert_eq!(x.as_ptr(), y.as_ptr());
+        assert_eq!(x.len(), y.len());
+    }
+    // The filtered observer gets its 500 one-event runs copied together, not 500 pieces.
+    let po = ready_pieces(&mut only).await;
+    let ids: Vec<u64> = frames(&joined(&po))
+        .iter()
+        .map(|f| f.id.as_deref().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ids, (1..=1000).filter(|n| n % 2 == 0).collect::<Vec<_>>());
+    assert!(po.len() <= 1000 / feed::BATCH + 1, "{} pieces", po.len());
+    let shared = po
+        .iter()
+        .any(|p| pa.iter().any(|q| q.as_ptr() == p.as_ptr()));
+    assert!(!shared, "one-event runs are copied");
+}
