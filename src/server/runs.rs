@@ -47,8 +47,8 @@ pub use drive::RunSink;
 pub use join::Joined;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{
-    Observed, ObserverHub, ObserverSlot, Origin, SharedFrame, Subscription, Taken, HUB_CAPACITY,
-    RESYNC_THREADS,
+    Edge, Observed, ObserverHub, ObserverSlot, Origin, SharedFrame, Subscription, Taken,
+    HUB_CAPACITY, RESYNC_THREADS,
 };
 
 /// With a database, how many threads without a run in progress keep their conversation in

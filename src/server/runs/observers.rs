@@ -42,10 +42,23 @@ pub struct Observed {
     pub seq: u64,
     pub origin: Arc<Origin>,
     pub json: Arc<str>,
+    /// Whether it starts or ends its run (read once here, not by every observer).
+    pub edge: Edge,
     /// The event as an SSE frame with its number: encoded, with the events published after it,
     /// into one buffer by the first observer that takes it, and shared by the others (with no
     /// observer, never).
     frame: OnceLock<SharedFrame>,
+}
+
+/// Where an event stands in its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// `RUN_STARTED`.
+    Start,
+    /// `RUN_FINISHED` or `RUN_ERROR`.
+    End,
+    /// Anything between.
+    Within,
 }
 
 /// An event's SSE frame: a range of a buffer that holds the frames of consecutive events, so
@@ -68,10 +81,21 @@ impl SharedFrame {
 
 impl Observed {
     pub fn new(seq: u64, origin: Arc<Origin>, json: Arc<str>) -> Self {
+        // Event JSON always starts with its type (`preserve_order`).
+        let edge = if json.starts_with(r#"{"type":"RUN_STARTED""#) {
+            Edge::Start
+        } else if json.starts_with(r#"{"type":"RUN_FINISHED""#)
+            || json.starts_with(r#"{"type":"RUN_ERROR""#)
+        {
+            Edge::End
+        } else {
+            Edge::Within
+        };
         Observed {
             seq,
             origin,
             json,
+            edge,
             frame: OnceLock::new(),
         }
     }

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,7 +18,7 @@ use crate::protocol::sse;
 use crate::protocol::types::PROTOCOL_VERSION;
 use crate::server::accounts::User;
 use crate::server::clock::now_ms;
-use crate::server::runs::{Observed, SharedFrame, Subscription, Taken};
+use crate::server::runs::{Edge, Observed, Origin, SharedFrame, Subscription, Taken};
 
 /// How many already-waiting events one step of the observer stream takes. Runs of them go out
 /// as slices of the hub's shared frames (see [`Out`]); hyper gathers a step's pieces, and the
@@ -104,6 +105,8 @@ struct View<S> {
     open_runs: HashMap<String, String>,
     /// Only this user's runs are delivered (None: every run).
     owner: Option<User>,
+    /// The origin of the last event delivered or not, and whether it was shown.
+    last_origin: Option<(Arc<Origin>, bool)>,
 }
 
 /// The observer stream's body over a hub subscription. `snapshot(thread)` must return the
@@ -163,6 +166,7 @@ where
             skip_upto: 0,
             open_runs: HashMap::new(),
             owner,
+            last_origin: None,
         },
         connected: false,
         queued: VecDeque::new(),
@@ -232,18 +236,10 @@ where
         if ev.seq <= self.skip_upto {
             return;
         }
-        if self
-            .thread
-            .as_deref()
-            .is_some_and(|t| t != &*ev.origin.thread_id)
-        {
+        if !self.shows(&ev.origin) {
             return;
         }
-        if self.owner.as_ref().is_some_and(|o| *o != ev.origin.owner) {
-            return;
-        }
-        // Event JSON always starts with its type (`preserve_order`).
-        if ev.json.starts_with(r#"{"type":"RUN_STARTED""#) {
+        if ev.edge == Edge::Start {
             let known = self.open_runs.insert(
                 ev.origin.run_id.to_string(),
                 ev.origin.thread_id.to_string(),
@@ -252,9 +248,7 @@ where
                 // Already announced by a resync.
                 return;
             }
-        } else if ev.json.starts_with(r#"{"type":"RUN_FINISHED""#)
-            || ev.json.starts_with(r#"{"type":"RUN_ERROR""#)
-        {
+        } else if ev.edge == Edge::End {
             self.open_runs.remove(&*ev.origin.run_id);
         }
         match ev.frame() {
@@ -265,6 +259,24 @@ where
                 sse::push_numbered_event(&mut out.text, &ev.json, ev.seq);
             }
         }
+    }
+
+    /// Whether this observer shows the runs of `origin` (its thread, its owner): decided once
+    /// per run in a row rather than for each event (a run's events share their origin).
+    fn shows(&mut self, origin: &Arc<Origin>) -> bool {
+        if let Some((last, shown)) = &self.last_origin {
+            if Arc::ptr_eq(last, origin) {
+                return *shown;
+            }
+        }
+        let shown = self
+            .thread
+            .as_deref()
+            .is_none_or(|t| t == &*origin.thread_id)
+            && self.owner.as_ref().is_none_or(|o| *o == origin.owner);
+        // Held, so that no other run's origin can come to have its address.
+        self.last_origin = Some((origin.clone(), shown));
+        shown
     }
 
     fn resync(&mut self, missed: u64, out: &mut Out) {

@@ -315,3 +315,48 @@ async fn observers_send_a_runs_frames_as_slices_of_the_same_shared_bytes() {
         .any(|p| pa.iter().any(|q| q.as_ptr() == p.as_ptr()));
     assert!(!shared, "one-event runs are copied");
 }
+
+#[tokio::test]
+async fn an_owners_observer_shows_only_their_runs_however_their_events_interleave() {
+    let tx = hub(4096);
+    let run = |owner: &str, thread: &str| {
+        Arc::new(Origin {
+            thread_id: thread.into(),
+            run_id: format!("run-{owner}").into(),
+            owner: crate::server::accounts::User(owner.into()),
+        })
+    };
+    // One origin per run, shared by its events, as the runs publish them.
+    let (alice, bob) = (run("alice", "ta"), run("bob", "tb"));
+    let mut body = Box::pin(observer_stream_from(
+        tx.subscribe(),
+        None,
+        Duration::from_secs(60),
+        |_: Option<&str>| (0, Vec::new()),
+        Start::Live,
+        Some(crate::server::accounts::User("alice".into())),
+    ));
+    assert_eq!(read_chunks(&mut body, 1).await, ": connected\n\n");
+    // Runs of 1, 2, 3 … events of one owner, then of the other.
+    let mut expected = Vec::new();
+    for block in 1..=40u64 {
+        let origin = if block % 2 == 0 { &alice } else { &bob };
+        for _ in 0..block {
+            let n = tx.seq() + 1;
+            tx.publish(origin, format!("{{\"n\":{n}}}").into());
+            if block % 2 == 0 {
+                expected.push(n);
+            }
+        }
+    }
+    let pieces = ready_pieces(&mut body).await;
+    let text: String = pieces
+        .iter()
+        .map(|p| std::str::from_utf8(p).unwrap())
+        .collect();
+    let ids: Vec<u64> = frames(&text)
+        .iter()
+        .map(|f| f.id.as_deref().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ids, expected);
+}
