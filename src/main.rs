@@ -27,8 +27,8 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 const DIRTY_DECAY_MS: isize = 1000;
 
 /// Called when a crowd starts gathering (`server::trim::CROWD` open connections) and when it
-/// stops (it leaves). While it gathers, jemalloc hands freed pages back at once (`dirty_decay_ms` 0) instead of
-/// keeping them a second for reuse: reused, a page that a burst of short-lived buffers had
+/// stops (it leaves). While it gathers, jemalloc hands freed pages back at once
+/// (`dirty_decay_ms` 0) instead of keeping them a second for reuse: reused, a page that a burst of short-lived buffers had
 /// touched went into a new connection's buffers, resident for the connection's life even where
 /// the connection never wrote (hyper's two 8 KB buffers are mostly untouched). Measured with
 /// `benches/approvals_heap.py 10000 --demo-delay-ms 0` (10,000 runs waiting on approvals,

@@ -48,7 +48,7 @@ pub use join::Joined;
 pub use log::{Frame, Logged, RunReader, LIVE_WINDOW};
 pub use observers::{
     Edge, Observed, ObserverHub, ObserverSlot, Origin, SharedFrame, Subscription, Taken,
-    HUB_CAPACITY, RESYNC_THREADS,
+    HUB_CAPACITY, RESYNC_THREADS, SEGMENT_BYTES,
 };
 
 /// With a database, how many threads without a run in progress keep their conversation in

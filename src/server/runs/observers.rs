@@ -23,8 +23,11 @@ pub const HUB_CAPACITY: usize = 4096;
 pub const RESYNC_THREADS: usize = 8;
 
 /// The most bytes of frames encoded into one shared buffer (a single larger frame has one of
-/// its own).
-const SEGMENT_BYTES: usize = 256 * 1024;
+/// its own). A slice keeps its whole buffer alive, and a stalled observer's connection holds up
+/// to 16 of them (hyper's write queue), so this bounds what one stalled observer can pin: 1 MB
+/// (64 observer streams per user by default). A fan-out's buffers are smaller anyway (the
+/// events published between two observers' takes, about 8 KB in the capacity benchmark).
+pub const SEGMENT_BYTES: usize = 64 * 1024;
 
 /// Which run an event is of, and whose: one per run, shared by its events (one reference
 /// count per event rather than three).
@@ -272,12 +275,13 @@ impl ObserverHub {
             }
             let first = i;
             let mut room = 0;
-            while i < window.len()
-                && window[i].frame.get().is_none()
-                && (i == first || room < SEGMENT_BYTES)
-            {
+            while i < window.len() && window[i].frame.get().is_none() {
                 // `id: `, up to 20 digits and the line ends around `data: {json}`.
-                room += window[i].json.len() + 40;
+                let frame = window[i].json.len() + 40;
+                if i > first && room + frame > SEGMENT_BYTES {
+                    break;
+                }
+                room += frame;
                 i += 1;
             }
             let mut buf = Vec::with_capacity(room);

@@ -296,12 +296,24 @@ async fn observers_send_a_runs_frames_as_slices_of_the_same_shared_bytes() {
         .collect();
     assert_eq!(ids, (1..=1000).collect::<Vec<_>>());
     assert_eq!(joined(&pa), joined(&pb));
-    // Both observers hand out the same memory, not copies of it, in a few large pieces.
-    assert!(pa.len() <= 1000 / feed::BATCH + 1, "{} pieces", pa.len());
-    for (x, y) in pa.iter().zip(&pb) {
-        assert_eq!(x.as_ptr(), y.as_ptr());
-        assert_eq!(x.len(), y.len());
-    }
+    // Both observers hand out the same memory, not copies of it, in a few large pieces: one
+    // per step of BATCH events, and one more where a step crosses from one buffer to the next.
+    let buffers = joined(&pa).len() / crate::server::runs::SEGMENT_BYTES + 1;
+    assert!(
+        pa.len() <= 1000 / feed::BATCH + 1 + buffers,
+        "{} pieces",
+        pa.len()
+    );
+    // (A step's short remainder of a buffer is copied, so nearly all, not all, is shared.)
+    assert_eq!(pa.len(), pb.len());
+    let shared: usize = pa
+        .iter()
+        .zip(&pb)
+        .filter(|(x, y)| x.as_ptr() == y.as_ptr() && x.len() == y.len())
+        .map(|(x, _)| x.len())
+        .sum();
+    let total = joined(&pa).len();
+    assert!(shared * 10 >= total * 9, "{shared} of {total} bytes shared");
     // The filtered observer gets its 500 one-event runs copied together, not 500 pieces.
     let po = ready_pieces(&mut only).await;
     let ids: Vec<u64> = frames(&joined(&po))

@@ -190,3 +190,67 @@ async fn concurrent_observers_see_every_event_once_in_order_or_the_gap_counted()
     }
     assert_eq!(hub.receivers(), 0);
 }
+
+#[test]
+fn frames_are_encoded_once_into_buffers_of_bounded_size() {
+    let hub = Arc::new(ObserverHub::with_capacity(0, 4096));
+    let mut sub = hub.subscribe();
+    // Small events, and a few larger than a whole buffer among them.
+    for n in 1..=3000u64 {
+        let pad = if n % 1000 == 0 {
+            SEGMENT_BYTES + 10
+        } else {
+            100
+        };
+        let json: Arc<str> = format!("{{\"n\":{n},\"pad\":\"{}\"}}", "x".repeat(pad)).into();
+        hub.publish(&origin("t"), json);
+    }
+    let mut frames = Vec::new();
+    for _ in 0..100 {
+        match sub.take(128, |ev| {
+            let f = ev.frame().expect("every event taken has its frame");
+            frames.push((ev.seq, ev.json.clone(), f.segment.clone(), f.start, f.end));
+        }) {
+            Taken::Events(0) => break,
+            Taken::Events(_) => {}
+            other => panic!("{}", matches!(other, Taken::Closed)),
+        }
+    }
+    assert_eq!(frames.len(), 3000);
+    let mut segments: Vec<&bytes::Bytes> = Vec::new();
+    for (seq, json, segment, start, end) in &frames {
+        let expected = crate::protocol::sse::encode_event(json, Some(&seq.to_string()), None);
+        assert_eq!(&segment[*start..*end], expected.as_bytes(), "event {seq}");
+        if !segments.iter().any(|s| s.as_ptr() == segment.as_ptr()) {
+            segments.push(segment);
+        }
+    }
+    for segment in &segments {
+        // Bounded, unless one frame alone is larger.
+        let alone = frames
+            .iter()
+            .filter(|f| f.2.as_ptr() == segment.as_ptr())
+            .count()
+            == 1;
+        assert!(
+            segment.len() <= SEGMENT_BYTES + 200 || alone,
+            "a buffer of {} bytes",
+            segment.len()
+        );
+    }
+    // Shared, not one buffer per event: 297 KB of small frames in a handful of buffers.
+    assert!(segments.len() < 20, "{} buffers", segments.len());
+    // A second observer gets the same buffers: nothing is encoded again.
+    let mut again = hub.subscribe_after(0).0;
+    let mut same = 0;
+    for _ in 0..100 {
+        match again.take(128, |ev| {
+            let f = ev.frame().unwrap();
+            same += usize::from(segments.iter().any(|s| s.as_ptr() == f.segment.as_ptr()));
+        }) {
+            Taken::Events(0) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(same, 3000);
+}
