@@ -753,6 +753,112 @@ async fn hostile_a_burst_of_clients_is_queued_not_dropped() {
     assert_healthy(&mut s, "after a burst").await;
 }
 
+/// Let this test process open up to `n` descriptors (best effort: up to its hard limit).
+fn raise_open_files(n: libc::rlim_t) {
+    // SAFETY: plain system calls on a local struct.
+    unsafe {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < n {
+            lim.rlim_cur = lim.rlim_max.min(n);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
+/// The kernel's send buffer size (`ss`'s `tb`, bytes) of the server's end of each loopback
+/// connection to `server`, by the client's port.
+fn server_send_buffers(server: SocketAddr) -> std::collections::HashMap<u16, u64> {
+    let out = Command::new("ss")
+        .args(["-tmnH", "state", "established"])
+        .arg(format!("( sport = :{} )", server.port()))
+        .output()
+        .expect("ss (iproute2) runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut sizes = std::collections::HashMap::new();
+    let mut peer = None;
+    for line in text.lines() {
+        if let Some(mem) = line.trim().strip_prefix("skmem:(") {
+            let tb = mem
+                .split(',')
+                .find_map(|f| f.strip_prefix("tb")?.parse().ok());
+            if let (Some(port), Some(tb)) = (peer.take(), tb) {
+                sizes.insert(port, tb);
+            }
+        } else {
+            // `Recv-Q Send-Q local peer`: the peer is the client.
+            peer = line
+                .split_whitespace()
+                .nth(3)
+                .and_then(|a| a.rsplit(':').next()?.parse().ok());
+        }
+    }
+    sizes
+}
+
+/// Many clients reading slower than the server writes must not take the kernel's TCP memory
+/// past its pressure threshold: connections accepted while a crowd (1,024+) is connected get
+/// `--crowd-send-buffer` (which Linux doubles), those of a calm server the kernel's tuning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_a_crowds_connections_get_bounded_send_buffers() {
+    raise_open_files(4096);
+    let mut s = Studio::start(&[
+        "--max-connections",
+        "3000",
+        "--header-timeout",
+        "60",
+        "--crowd-send-buffer",
+        "49152",
+    ]);
+    let bounded = 2 * 49152;
+    // Connections whose headers never end: open as long as the test holds them.
+    let open = |addr| async move {
+        let mut c = TcpStream::connect(addr).await.expect("connects");
+        c.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .await
+            .unwrap();
+        c
+    };
+    let calm = open(s.addr).await;
+    let mut crowd = Vec::new();
+    for _ in 0..1100 {
+        crowd.push(open(s.addr).await);
+    }
+    let late = open(s.addr).await;
+    let (calm_port, late_port) = (
+        calm.local_addr().unwrap().port(),
+        late.local_addr().unwrap().port(),
+    );
+    // The server accepts at its own pace: wait until it has the last one (≤ 10 s).
+    let mut sizes = server_send_buffers(s.addr);
+    for _ in 0..100 {
+        if sizes.get(&late_port) == Some(&bounded) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sizes = server_send_buffers(s.addr);
+    }
+    let in_crowd = crowd
+        .iter()
+        .filter(|c| sizes.get(&c.local_addr().unwrap().port()) == Some(&bounded))
+        .count();
+    eprintln!(
+        "hostile: send buffers: calm {:?}, the last of 1,102 {:?}; {in_crowd} of the 1,100 bounded",
+        sizes.get(&calm_port),
+        sizes.get(&late_port)
+    );
+    assert!(sizes.len() > 1000, "ss saw {} connections", sizes.len());
+    assert_eq!(sizes.get(&late_port), Some(&bounded));
+    assert!(sizes.get(&calm_port).is_some_and(|&tb| tb != bounded));
+    // Those accepted once 1,024 were open: about the last 77 of the 1,100.
+    assert!((50..=200).contains(&in_crowd), "{in_crowd} bounded");
+    drop((calm, crowd, late));
+    assert_healthy(&mut s, "after the crowd").await;
+}
+
+// ---- 6. cross-site and DNS rebinding ----
 // ---- 6. cross-site and DNS rebinding ----
 
 /// The attack as reported: more slow connections (1,100) than the process has descriptors
@@ -763,16 +869,7 @@ async fn hostile_a_burst_of_clients_is_queued_not_dropped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_more_slow_clients_than_descriptors_wait_their_turn() {
     // This test process holds the 1,100 client sockets: give it room (best effort).
-    unsafe {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < 4096 {
-            lim.rlim_cur = lim.rlim_max.min(4096);
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
+    raise_open_files(4096);
     let dir = std::env::temp_dir().join(format!("agui-hostile-fd2-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut s = Studio::start_in(

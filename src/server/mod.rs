@@ -168,6 +168,7 @@ pub fn listen_limits(state: &AppState) -> listen::ListenLimits {
     listen::ListenLimits {
         header_timeout: state.config.header_timeout,
         max_connections: state.config.max_connections,
+        crowd_send_buffer: state.config.crowd_send_buffer,
         release: state.runs.store().map(|store| {
             let store = store.clone();
             trim::Release(std::sync::Arc::new(move || {

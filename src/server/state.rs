@@ -48,6 +48,8 @@ pub struct ServerConfig {
     pub body_timeout: Duration,
     /// Open connections at most.
     pub max_connections: usize,
+    /// `--crowd-send-buffer` (None: 0, the kernel's tuning throughout).
+    pub crowd_send_buffer: Option<usize>,
     /// Finished runs' events older than this are deleted (None: kept).
     pub retention: Option<Duration>,
     pub upstream: agents::upstream::UpstreamLimits,
@@ -94,6 +96,7 @@ impl ServerConfig {
             header_timeout: Duration::from_secs(args.header_timeout.max(1)),
             body_timeout: Duration::from_secs(args.body_timeout.max(1)),
             max_connections: args.max_connections.max(1),
+            crowd_send_buffer: (args.crowd_send_buffer > 0).then_some(args.crowd_send_buffer),
             retention: (args.retention_days > 0)
                 .then(|| Duration::from_secs(args.retention_days.saturating_mul(86_400))),
             upstream: agents::upstream::UpstreamLimits {

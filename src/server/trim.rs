@@ -157,6 +157,12 @@ pub fn crowd(open: usize) {
     }
 }
 
+/// Whether a crowd is connected: it gathered ([`CROWD`] connections) and has not yet fallen to
+/// half that. One atomic load.
+pub fn crowded() -> bool {
+    !CALM.load(Ordering::Relaxed)
+}
+
 /// Raised after each trim: a thread that saw an older value hands its allocator cache back.
 static CACHES_EPOCH: AtomicU64 = AtomicU64::new(0);
 

@@ -287,6 +287,20 @@ pub struct ServeArgs {
     )]
     pub listen_backlog: u32,
 
+    /// Send buffer (bytes) of each connection accepted while the server is crowded (1,024 or
+    /// more open connections, until they fall to half that); 0 leaves every socket to the
+    /// kernel's tuning. Linux doubles the value for its bookkeeping and caps it at
+    /// `net.core.wmem_max`. Left to itself the kernel grows each busy socket's buffer towards
+    /// `net.ipv4.tcp_wmem`'s maximum (4 MB), and ten thousand observers of one run took the
+    /// kernel's TCP memory past its pressure threshold, where every socket slows down.
+    #[arg(
+        long,
+        env = "AGUI_CROWD_SEND_BUFFER",
+        default_value_t = crate::server::listen::DEFAULT_CROWD_SEND_BUFFER,
+        value_name = "BYTES"
+    )]
+    pub crowd_send_buffer: usize,
+
     /// Days to keep finished runs' events; older ones are deleted (threads' messages and state
     /// are kept). 0 keeps everything.
     #[arg(
