@@ -51,6 +51,10 @@ setup() {
     say "installing zopfli (the release site's .gz files, see regzip_site)"
     as_root apt-get install -y zopfli || { as_root apt-get update && as_root apt-get install -y zopfli; }
   fi
+  if [ "$want_browser" = yes ] && ! command -v ss >/dev/null; then
+    say "installing iproute2 (ss: tests/hostile.rs reads the server's socket buffers)"
+    as_root apt-get install -y iproute2 || { as_root apt-get update && as_root apt-get install -y iproute2; }
+  fi
   if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
     say "installing npm packages in end2end/ (playwright-core, binaryen's wasm-opt, the @ag-ui packages of tests/foreign/a2ui_agent.mjs, CopilotKit's core client, the reference MCP server of tests/mcp.rs)"
     (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
