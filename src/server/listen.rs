@@ -43,11 +43,11 @@ const PEEK_PAUSE_MAX: Duration = Duration::from_millis(200);
 pub const DEFAULT_BACKLOG: u32 = 4096;
 
 /// `--crowd-send-buffer` by default: what a socket holds for a client that reads slower than
-/// the server writes, while a crowd is connected. Ten thousand observers of a 2,000-event run
-/// (260 KB each) with the kernel's tuning took its TCP memory to 402 k pages, past this
-/// machine kind's pressure threshold (383 k, `net.ipv4.tcp_mem`); bounded, the fan-out took
-/// 2.36–2.58 s against 2.37–3.28 s, and the server's CPU fell by up to a third (README,
-/// "Why the full run's fan-out is slower than the row alone").
+/// the server writes, while a crowd is connected. Left to the kernel's tuning, ten thousand
+/// observers of a 2,000-event run (260 KB each) took its TCP memory past this machine kind's
+/// pressure threshold (`net.ipv4.tcp_mem`) in two runs of three, where it dropped packets at
+/// full receive queues (1,104 and 4,426) and each drop cost a retransmission timeout; bounded,
+/// none in any run (README, "The ninth session").
 pub const DEFAULT_CROWD_SEND_BUFFER: usize = 64 * 1024;
 
 /// A listener on `addr` with room for `backlog` connections not yet accepted (at least 1).
@@ -141,6 +141,8 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         if let Some(bytes) = limits.crowd_send_buffer.filter(|_| super::trim::crowded()) {
             // Best effort: a socket left to the kernel still works.
+            // (The kernel takes an int, and caps it at `net.core.wmem_max` itself.)
+            let bytes = bytes.min(i32::MAX as usize);
             let _ = socket2::SockRef::from(&stream).set_send_buffer_size(bytes);
         }
         let service = TowerToHyperService::new(router.clone());

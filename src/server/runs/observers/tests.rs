@@ -213,7 +213,8 @@ fn frames_are_encoded_once_into_buffers_of_bounded_size() {
         }) {
             Taken::Events(0) => break,
             Taken::Events(_) => {}
-            other => panic!("{}", matches!(other, Taken::Closed)),
+            Taken::Lagged(n) => panic!("lagged by {n} with the window large enough"),
+            Taken::Closed => panic!("the hub closed while held"),
         }
     }
     assert_eq!(frames.len(), 3000);
