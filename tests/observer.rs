@@ -454,6 +454,12 @@ async fn abort_by_thread_and_everything() {
     send_message(addr, json!({"content": "long 1000000", "threadId": "t-b"})).await;
     let (status, body) = post_json(addr, "/api/ag-ui/abort", &json!({"threadId": "t-b"})).await;
     assert_eq!((status, json_of(&body)), (200, json!({"aborted": 2})));
+    // A cancelled run stays in progress until its task has written its end; "everything" would
+    // count those two again while they end (seen once in `.ci/run` on a loaded machine).
+    wait_until(Duration::from_secs(5), "thread t-b's runs ended", || {
+        state.runs.active_count() == 1
+    })
+    .await;
     let r = request(addr, "POST", "/api/ag-ui/abort", &[], Some(b"")).await;
     assert_eq!((r.status, r.json()), (200, json!({"aborted": 1})));
     wait_until(Duration::from_secs(2), "no run is active", || {
