@@ -79,6 +79,7 @@ fn allocator_for_crowd(crowded: bool) {
 fn main() -> std::process::ExitCode {
     tune_allocator();
     agui_studio::server::trim::on_crowd(allocator_for_crowd);
+    agui_studio::server::trim::on_flush_thread_cache(flush_thread_cache);
     #[cfg(feature = "alloc-stats")]
     agui_studio::server::alloc_stats::start_from_env();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -115,17 +116,22 @@ fn hand_back_thread_cache_if_asked() {
     thread_local!(static SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
     let epoch = agui_studio::server::trim::caches_epoch();
     if SEEN.with(|seen| seen.replace(epoch)) != epoch {
-        // SAFETY: "thread.tcache.flush" reads and writes nothing through its pointers (all
-        // null) and only empties the calling thread's own cache.
-        unsafe {
-            tikv_jemalloc_sys::mallctl(
-                c"thread.tcache.flush".as_ptr(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                0,
-            );
-        }
+        flush_thread_cache();
+    }
+}
+
+/// Hand the objects the calling thread's jemalloc cache holds back to the shared heap.
+fn flush_thread_cache() {
+    // SAFETY: "thread.tcache.flush" reads and writes nothing through its pointers (all
+    // null) and only empties the calling thread's own cache.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"thread.tcache.flush".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        );
     }
 }
 

@@ -10,6 +10,10 @@
 //! slab stays while one object in it lives); `base` jemalloc's own metadata, which it never
 //! hands back; glibc `used`/`free` inside its heaps (`free` pages are resident only until
 //! `malloc_trim`).
+//!
+//! With `AGUI_ALLOC_STATS_FULL=PATH` as well, creating the file PATH makes the next line come
+//! with jemalloc's full statistics (per size class: slabs, live regions, utilization; large
+//! extents), after which PATH is removed: which size classes hold the pages that stay.
 
 use std::ffi::CStr;
 use std::time::Duration;
@@ -26,9 +30,16 @@ pub fn start_from_env() {
     let every = Duration::from_millis(every.max(100));
     let spawned = std::thread::Builder::new()
         .name("alloc-stats".into())
-        .spawn(move || loop {
-            eprintln!("{}", line());
-            std::thread::sleep(every);
+        .spawn(move || {
+            let full = std::env::var_os("AGUI_ALLOC_STATS_FULL").map(std::path::PathBuf::from);
+            loop {
+                eprintln!("{}", line());
+                if let Some(path) = full.as_deref().filter(|p| p.exists()) {
+                    print_full();
+                    let _ = std::fs::remove_file(path);
+                }
+                std::thread::sleep(every);
+            }
         });
     if let Err(e) = spawned {
         eprintln!("alloc-stats: cannot start its thread: {e}");
@@ -68,6 +79,15 @@ fn new_epoch() {
             (&mut epoch as *mut u64).cast(),
             std::mem::size_of::<u64>(),
         );
+    }
+}
+
+/// jemalloc's statistics of all arenas merged (size classes and large extents), on stderr.
+fn print_full() {
+    // SAFETY: a null callback writes to stderr; the options string is NUL-terminated and
+    // only leaves sections out (general, destroyed and per-arena figures, mutexes, extents).
+    unsafe {
+        tikv_jemalloc_sys::malloc_stats_print(None, std::ptr::null_mut(), c"gdaxe".as_ptr());
     }
 }
 

@@ -163,17 +163,22 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
 }
 
 /// How the accept loop bounds connections for `state`, and what it hands back after a crowd
-/// (the database's caches).
+/// (the database's caches; what the runs keep in memory is copied off the crowd's pages).
 pub fn listen_limits(state: &AppState) -> listen::ListenLimits {
     listen::ListenLimits {
         header_timeout: state.config.header_timeout,
         max_connections: state.config.max_connections,
         crowd_send_buffer: state.config.crowd_send_buffer,
-        release: state.runs.store().map(|store| {
-            let store = store.clone();
+        release: Some({
+            let runs = state.runs.clone();
             trim::Release(std::sync::Arc::new(move || {
-                let store = store.clone();
-                Box::pin(async move { store.release_memory().await })
+                let runs = runs.clone();
+                Box::pin(async move {
+                    if let Some(store) = runs.store() {
+                        store.release_memory().await;
+                    }
+                    let _ = tokio::task::spawn_blocking(move || runs.relocate_after_crowd()).await;
+                })
             }))
         }),
     }

@@ -112,6 +112,19 @@ impl Runs {
         }
     }
 
+    /// After a crowd has left: copy what stays in memory (the observer hub's newest events,
+    /// the threads kept in memory) into fresh allocations so that the pages the crowd left
+    /// them on can go back to the system (see [`ObserverHub::relocate`]). Blocking work (a few
+    /// milliseconds): call it off the async workers. The calling thread's allocator cache is
+    /// handed back first, so that the copies come from the oldest free room rather than from
+    /// what the crowd freed last, and again after, with the old copies.
+    pub fn relocate_after_crowd(&self) {
+        crate::server::trim::flush_thread_cache();
+        self.hub.relocate();
+        self.threads.relocate();
+        crate::server::trim::flush_thread_cache();
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.limits
     }

@@ -7,7 +7,9 @@
 //! thread cache back the next time it goes idle (see `src/main.rs`), and wakes the workers so
 //! that they do.
 //! Before that it runs the server's [`Release`] hook, which hands back SQLite's page caches
-//! (they fill while a crowd's runs are written, and would otherwise stay full).
+//! (they fill while a crowd's runs are written, and would otherwise stay full) and copies what
+//! the runs keep in memory off the pages the crowd left behind. It trims again
+//! [`FOLLOW_UP_CHECKS`] checks later, once the crowd's last work is done.
 //! Measured by the capacity benchmark's "after" RSS (see the README).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,11 +34,19 @@ pub const CHECK_EVERY: Duration = Duration::from_secs(2);
 /// How far below its peak the number of open connections must fall before a trim.
 pub const FALL: usize = 256;
 
+/// How many checks after a trim it is done again (unless another fall trims first): the
+/// crowd's last work — runs cancelled as their clients left, writing their ends; the
+/// blocking pool's threads, which hand their allocator caches back as they exit after 10 s
+/// idle — is over by then, and what it kept in memory can be copied off the crowd's pages.
+pub const FOLLOW_UP_CHECKS: u32 = 6;
+
 /// When to trim: after the open connections fell by [`FALL`] from their peak since the last
-/// trim.
+/// trim, and [`FOLLOW_UP_CHECKS`] checks after that.
 #[derive(Debug, Default)]
 pub struct Trimmer {
     peak: usize,
+    /// Checks left before the follow-up of the last trim.
+    follow_up: Option<u32>,
 }
 
 impl Trimmer {
@@ -45,9 +55,20 @@ impl Trimmer {
         self.peak = self.peak.max(open);
         if self.peak >= open + FALL {
             self.peak = open;
+            self.follow_up = Some(FOLLOW_UP_CHECKS);
             return true;
         }
-        false
+        match self.follow_up {
+            Some(1) => {
+                self.follow_up = None;
+                true
+            }
+            Some(n) => {
+                self.follow_up = Some(n - 1);
+                false
+            }
+            None => false,
+        }
     }
 }
 
@@ -161,6 +182,22 @@ pub fn crowd(open: usize) {
 /// half that. One atomic load.
 pub fn crowded() -> bool {
     !CALM.load(Ordering::Relaxed)
+}
+
+/// What hands the calling thread's allocator cache back (set by the binary).
+static FLUSH_HOOK: OnceLock<fn()> = OnceLock::new();
+
+/// Have `hook` called by [`flush_thread_cache`]; at most one hook, later ones are ignored.
+pub fn on_flush_thread_cache(hook: fn()) {
+    let _ = FLUSH_HOOK.set(hook);
+}
+
+/// Hand the objects the calling thread's allocator cache holds back to the shared heap (with
+/// no hook set, nothing).
+pub fn flush_thread_cache() {
+    if let Some(hook) = FLUSH_HOOK.get() {
+        hook();
+    }
 }
 
 /// Raised after each trim: a thread that saw an older value hands its allocator cache back.
@@ -283,8 +320,13 @@ mod tests {
         for open in [0, 10, 5_000, 10_000, 10_000, 9_900] {
             assert!(!t.observe(open), "at {open}");
         }
-        // It leaves: one trim, then none while nothing changes.
+        // It leaves: one trim, its follow-up FOLLOW_UP_CHECKS checks later, then none while
+        // nothing changes.
         assert!(t.observe(100));
+        for _ in 1..FOLLOW_UP_CHECKS {
+            assert!(!t.observe(100));
+        }
+        assert!(t.observe(100), "the follow-up");
         assert!(!t.observe(100));
         assert!(!t.observe(0));
         // Small comings and goings never trim.
@@ -292,10 +334,14 @@ mod tests {
             assert!(!t.observe(FALL - 1));
             assert!(!t.observe(0));
         }
-        // A second crowd, gone in steps: a trim each time it fell by FALL.
+        // A second crowd, gone in steps: a trim each time it fell by FALL (a fall before the
+        // follow-up puts it off), and one follow-up after the last.
         assert!(!t.observe(3 * FALL));
         assert!(t.observe(2 * FALL));
         assert!(!t.observe(2 * FALL - 1));
         assert!(t.observe(FALL));
+        let later = (1..=FOLLOW_UP_CHECKS).filter(|_| t.observe(FALL)).count();
+        assert_eq!(later, 1);
+        assert!((0..100).all(|_| !t.observe(FALL)));
     }
 }

@@ -589,3 +589,60 @@ async fn a_start_abandoned_halfway_leaves_no_run_behind() {
     settle(&runs).await;
     assert!(!p.conversation.messages.is_empty());
 }
+
+#[tokio::test]
+async fn relocating_after_a_crowd_keeps_every_thread_and_event_as_it_was() {
+    let store = Store::open(":memory:").await.unwrap();
+    let runs = Runs::with_store(store);
+    chat_on_five_threads(&runs).await;
+    let threads: Vec<String> = (0..5).map(|i| format!("t{i}")).collect();
+    let snapshot = |runs: &Arc<Runs>| {
+        threads
+            .iter()
+            .map(|t| {
+                let c = runs.threads.get(t).expect("in memory");
+                (c.messages, c.state, c.render_hints, c.pending_interrupts)
+            })
+            .collect::<Vec<_>>()
+    };
+    let events = |runs: &Arc<Runs>| {
+        let oldest = runs.hub.oldest().expect("events in the hub");
+        let (mut sub, whole) = runs.hub.subscribe_after(oldest - 1);
+        assert!(whole);
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            match sub.take(64, |ev| out.push((ev.seq, ev.json.clone()))) {
+                super::observers::Taken::Events(0) => break,
+                super::observers::Taken::Events(_) => {}
+                _ => panic!("the hub's events could not be read"),
+            }
+        }
+        out
+    };
+    let (before, at_before, events_before) =
+        (snapshot(&runs), runs.threads.addresses(), events(&runs));
+    assert!(events_before.len() >= 5, "{}", events_before.len());
+
+    runs.relocate_after_crowd();
+
+    // The same conversations and events, each in allocations of its own now.
+    assert_eq!(snapshot(&runs), before);
+    let at_after = runs.threads.addresses();
+    assert_eq!(at_after.len(), 5);
+    for ((t, old), (t2, new)) in at_before.iter().zip(&at_after) {
+        assert_eq!(t, t2);
+        assert_ne!(old, new, "thread {t}'s conversation was not copied");
+    }
+    let events_after = events(&runs);
+    assert_eq!(events_after.len(), events_before.len());
+    for (x, y) in events_before.iter().zip(&events_after) {
+        assert_eq!((x.0, &*x.1), (y.0, &*y.1));
+        assert!(!Arc::ptr_eq(&x.1, &y.1), "event {} was not copied", x.0);
+    }
+    // A copied thread goes on: the next run continues its history.
+    let (_, p) = run_input(&runs, run_on("t0", "r9", "chat"), settings()).await;
+    settle(&runs).await;
+    let t0 = runs.load_thread("t0").await.expect("t0").messages;
+    assert_eq!(t0.len(), before[0].0.len() + p.conversation.messages.len());
+    assert_eq!(t0[..before[0].0.len()], before[0].0[..]);
+}

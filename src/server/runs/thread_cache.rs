@@ -276,6 +276,72 @@ impl ThreadCache {
         inner.total_bytes = inner.total_bytes.saturating_sub(old.unwrap_or(0)) + bytes;
     }
 
+    /// Copy each conversation in memory of at most [`RELOCATE_MAX_BYTES`] (as last measured),
+    /// and the maps' keys, into fresh allocations, and free the old ones: after a crowd has
+    /// left, the conversations kept (the idle threads the crowd ran last) lie scattered over
+    /// pages its connections filled (see `ObserverHub::relocate`). One conversation at a time
+    /// under the lock, so runs publishing meanwhile wait for one copy at most.
+    pub fn relocate(&self) {
+        let ids: Vec<String> = {
+            let inner = self.inner.lock();
+            inner
+                .threads
+                .keys()
+                .filter(|t| {
+                    inner
+                        .bytes
+                        .get(t.as_str())
+                        .is_some_and(|b| *b <= RELOCATE_MAX_BYTES)
+                })
+                .cloned()
+                .collect()
+        };
+        for id in ids {
+            let old = {
+                let mut inner = self.inner.lock();
+                let Some(c) = inner.threads.get_mut(&id) else {
+                    continue;
+                };
+                let fresh = Box::new(Conversation::clone(c));
+                std::mem::replace(c, fresh)
+            };
+            drop(old);
+        }
+        // Each key copied into a fresh allocation.
+        let fresh_key = |k: String| String::from(k.as_str());
+        let mut inner = self.inner.lock();
+        let inner = &mut *inner;
+        inner.threads = std::mem::take(&mut inner.threads)
+            .into_iter()
+            .map(|(k, v)| (fresh_key(k), v))
+            .collect();
+        inner.owners = std::mem::take(&mut inner.owners)
+            .into_iter()
+            .map(|(k, v)| (fresh_key(k), User(std::sync::Arc::from(&*v.0))))
+            .collect();
+        inner.recency = std::mem::take(&mut inner.recency)
+            .into_iter()
+            .map(|(k, v)| (fresh_key(k), v))
+            .collect();
+        inner.bytes = std::mem::take(&mut inner.bytes)
+            .into_iter()
+            .map(|(k, v)| (fresh_key(k), v))
+            .collect();
+    }
+
+    /// Each thread in memory and where its conversation is (to tell a copy from the original).
+    #[cfg(test)]
+    pub fn addresses(&self) -> Vec<(String, usize)> {
+        let inner = self.inner.lock();
+        let mut all: Vec<_> = inner
+            .threads
+            .iter()
+            .map(|(t, c)| (t.clone(), &**c as *const Conversation as usize))
+            .collect();
+        all.sort();
+        all
+    }
+
     /// Drop the conversations of the least recently run threads not in `busy`, beyond the
     /// `keep_idle` newest and beyond `max_idle_bytes` of idle threads. Only with a database,
     /// which keeps them.
@@ -328,6 +394,10 @@ impl ThreadCache {
         inner.shrink_if_sparse();
     }
 }
+
+/// The largest conversation [`ThreadCache::relocate`] copies (as last measured at its run's end):
+/// a larger one is held in large blocks of its own, which go back whole when freed.
+pub const RELOCATE_MAX_BYTES: usize = 256 * 1024;
 
 /// A stored thread's messages, state and render hints (once the writes still queued for it are
 /// committed: it may have just left memory).

@@ -255,3 +255,84 @@ fn frames_are_encoded_once_into_buffers_of_bounded_size() {
     }
     assert_eq!(same, 3000);
 }
+
+/// What `sub` takes now: each event's number, JSON (the shared string itself), thread, origin
+/// (its address) and frame bytes.
+type TakenEvent = (u64, Arc<str>, String, usize, Vec<u8>);
+
+fn take_all(sub: &mut Subscription) -> Vec<TakenEvent> {
+    let mut out = Vec::new();
+    for _ in 0..100 {
+        match sub.take(16, |ev| {
+            let frame = ev.frame().expect("a frame").as_bytes().to_vec();
+            out.push((
+                ev.seq,
+                ev.json.clone(),
+                ev.origin.thread_id.to_string(),
+                Arc::as_ptr(&ev.origin) as usize,
+                frame,
+            ));
+        }) {
+            Taken::Events(0) | Taken::Closed => break,
+            Taken::Events(_) => {}
+            Taken::Lagged(n) => panic!("lagged by {n}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn relocating_copies_every_event_and_observers_go_on_as_before() {
+    let hub = Arc::new(ObserverHub::with_capacity(0, 64));
+    let (a, b) = (origin("a"), origin("b"));
+    let mut follower = hub.subscribe();
+    for n in 1..=40u64 {
+        // One event too large to be worth copying.
+        let pad = if n == 7 { RELOCATE_MAX_EVENT_BYTES } else { 0 };
+        let json: Arc<str> = format!("{{\"n\":{n},\"pad\":\"{}\"}}", "x".repeat(pad)).into();
+        hub.publish(if n % 2 == 1 { &a } else { &b }, json);
+    }
+    // An observer has taken half (their frames are encoded), another takes all later.
+    let mut taken = 0;
+    for _ in 0..100 {
+        match follower.take(20 - taken, |_| {}) {
+            Taken::Events(n) if n > 0 && taken + n < 20 => taken += n,
+            Taken::Events(n) => {
+                taken += n;
+                break;
+            }
+            _ => panic!("the follower could not take its events"),
+        }
+    }
+    assert_eq!(taken, 20);
+    let (mut late, whole) = hub.subscribe_after(0);
+    assert!(whole);
+    let before = take_all(&mut hub.subscription(0));
+    assert_eq!(before.len(), 40);
+
+    hub.relocate();
+
+    // The same events, numbers, threads and frames, each in a string of its own now; the
+    // events of one run share one origin, a new one.
+    let after = take_all(&mut late);
+    assert_eq!(after.len(), 40);
+    for (x, y) in before.iter().zip(&after) {
+        assert_eq!((x.0, &*x.1, &x.2, &x.4), (y.0, &*y.1, &y.2, &y.4));
+        assert_eq!(
+            Arc::ptr_eq(&x.1, &y.1),
+            x.0 == 7,
+            "event {} copied unless large",
+            x.0
+        );
+        assert_ne!(x.3, y.3, "the origin of event {} was not copied", x.0);
+    }
+    let origins: std::collections::HashSet<usize> = after.iter().map(|e| e.3).collect();
+    assert_eq!(origins.len(), 2, "one origin per run");
+    // The observer that had taken half goes on where it was, then with what comes next.
+    hub.publish(&a, "{\"n\":41}".into());
+    let rest = take_all(&mut follower);
+    assert_eq!(
+        rest.iter().map(|e| e.0).collect::<Vec<_>>(),
+        (21..=41).collect::<Vec<_>>()
+    );
+}
