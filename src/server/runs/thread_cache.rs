@@ -307,26 +307,12 @@ impl ThreadCache {
             };
             drop(old);
         }
-        // Each key copied into a fresh allocation.
-        let fresh_key = |k: String| String::from(k.as_str());
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
-        inner.threads = std::mem::take(&mut inner.threads)
-            .into_iter()
-            .map(|(k, v)| (fresh_key(k), v))
-            .collect();
-        inner.owners = std::mem::take(&mut inner.owners)
-            .into_iter()
-            .map(|(k, v)| (fresh_key(k), User(std::sync::Arc::from(&*v.0))))
-            .collect();
-        inner.recency = std::mem::take(&mut inner.recency)
-            .into_iter()
-            .map(|(k, v)| (fresh_key(k), v))
-            .collect();
-        inner.bytes = std::mem::take(&mut inner.bytes)
-            .into_iter()
-            .map(|(k, v)| (fresh_key(k), v))
-            .collect();
+        rekey(&mut inner.threads, |v| v);
+        rekey(&mut inner.owners, |v| User(std::sync::Arc::from(&*v.0)));
+        rekey(&mut inner.recency, |v| v);
+        rekey(&mut inner.bytes, |v| v);
     }
 
     /// Each thread in memory and where its conversation is (to tell a copy from the original).
@@ -393,6 +379,14 @@ impl ThreadCache {
         }
         inner.shrink_if_sparse();
     }
+}
+
+/// Rebuild `map` with each key copied into a fresh allocation, and each value through `copy`.
+fn rekey<V>(map: &mut HashMap<String, V>, copy: impl Fn(V) -> V) {
+    *map = std::mem::take(map)
+        .into_iter()
+        .map(|(k, v)| (String::from(k.as_str()), copy(v)))
+        .collect();
 }
 
 /// The largest conversation [`ThreadCache::relocate`] copies (as last measured at its run's end):
