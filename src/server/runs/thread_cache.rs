@@ -19,6 +19,8 @@ use crate::server::accounts::User;
 use crate::server::limits::Limits;
 use crate::server::store::{start_conversation, Store};
 
+mod relocate;
+
 /// A thread as a run finds it: its messages, state and render hints.
 pub struct History {
     pub messages: Vec<Message>,
@@ -276,45 +278,6 @@ impl ThreadCache {
         inner.total_bytes = inner.total_bytes.saturating_sub(old.unwrap_or(0)) + bytes;
     }
 
-    /// Copy each conversation in memory of at most [`RELOCATE_MAX_BYTES`] (as last measured),
-    /// and the maps' keys, into fresh allocations, and free the old ones: after a crowd has
-    /// left, the conversations kept (the idle threads the crowd ran last) lie scattered over
-    /// pages its connections filled (see `ObserverHub::relocate`). One conversation at a time
-    /// under the lock, so runs publishing meanwhile wait for one copy at most.
-    pub fn relocate(&self) {
-        let ids: Vec<String> = {
-            let inner = self.inner.lock();
-            inner
-                .threads
-                .keys()
-                .filter(|t| {
-                    inner
-                        .bytes
-                        .get(t.as_str())
-                        .is_some_and(|b| *b <= RELOCATE_MAX_BYTES)
-                })
-                .cloned()
-                .collect()
-        };
-        for id in ids {
-            let old = {
-                let mut inner = self.inner.lock();
-                let Some(c) = inner.threads.get_mut(&id) else {
-                    continue;
-                };
-                let fresh = Box::new(Conversation::clone(c));
-                std::mem::replace(c, fresh)
-            };
-            drop(old);
-        }
-        let mut inner = self.inner.lock();
-        let inner = &mut *inner;
-        rekey(&mut inner.threads, |v| v);
-        rekey(&mut inner.owners, |v| User(std::sync::Arc::from(&*v.0)));
-        rekey(&mut inner.recency, |v| v);
-        rekey(&mut inner.bytes, |v| v);
-    }
-
     /// Each thread in memory and where its conversation is (to tell a copy from the original).
     #[cfg(test)]
     pub fn addresses(&self) -> Vec<(String, usize)> {
@@ -380,18 +343,6 @@ impl ThreadCache {
         inner.shrink_if_sparse();
     }
 }
-
-/// Rebuild `map` with each key copied into a fresh allocation, and each value through `copy`.
-fn rekey<V>(map: &mut HashMap<String, V>, copy: impl Fn(V) -> V) {
-    *map = std::mem::take(map)
-        .into_iter()
-        .map(|(k, v)| (String::from(k.as_str()), copy(v)))
-        .collect();
-}
-
-/// The largest conversation [`ThreadCache::relocate`] copies (as last measured at its run's end):
-/// a larger one is held in large blocks of its own, which go back whole when freed.
-pub const RELOCATE_MAX_BYTES: usize = 256 * 1024;
 
 /// A stored thread's messages, state and render hints (once the writes still queued for it are
 /// committed: it may have just left memory).
