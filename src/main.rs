@@ -31,8 +31,9 @@ const DIRTY_DECAY_MS: isize = 1000;
 /// (`dirty_decay_ms` 0) instead of keeping them a second for reuse: reused, a page that a burst
 /// of short-lived buffers had touched went into a new connection's buffers, resident for the
 /// connection's life even where the connection never wrote (hyper's two 8 KB buffers are mostly
-/// untouched). Measured with `benches/approvals_heap.py 10000 --demo-delay-ms 0` (10,000 runs waiting on approvals,
-/// started as fast as the server goes): 238–241 MB with a second's decay, 188 MB without.
+/// untouched). Measured with `benches/approvals_heap.py 10000 --demo-delay-ms 0` (10,000 runs
+/// waiting on approvals, started as fast as the server goes): 238–241 MB with a second's
+/// decay, 188 MB without.
 /// Not always: one stream drained flat out went 707 k → 525 k events/s without the decay (its
 /// write buffers' pages handed back and faulted in again at every batch), so an uncrowded
 /// server keeps it, and so does a crowd that leaves (see `server::trim::crowd`).

@@ -19,8 +19,9 @@ impl ObserverHub {
     /// is allocated, they fill a few pages (the allocator hands out the oldest free room
     /// first) and the others can go back to the system. Measured with the capacity
     /// benchmark's 10,000 waiting runs: see the README ("The tenth session").
-    /// Costs one copy of what the window holds (at most [`super::HUB_CAPACITY`] events of at most
-    /// [`RELOCATE_MAX_EVENT_BYTES`]; larger ones are kept as they are), under its write lock.
+    /// Costs one copy of what the window holds (at most [`super::HUB_CAPACITY`] events of at
+    /// most [`RELOCATE_MAX_EVENT_BYTES`]; larger ones are kept as they are), under its write
+    /// lock.
     pub fn relocate(&self) {
         let mut window = self.window.write();
         let mut origins: HashMap<*const Origin, Arc<Origin>> = HashMap::new();

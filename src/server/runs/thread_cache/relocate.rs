@@ -56,6 +56,6 @@ fn rekey<V>(map: &mut HashMap<String, V>, copy: impl Fn(V) -> V) {
         .collect();
 }
 
-/// The largest conversation [`ThreadCache::relocate`] copies (as last measured at its run's end):
-/// a larger one is held in large blocks of its own, which go back whole when freed.
+/// The largest conversation [`ThreadCache::relocate`] copies (as last measured at its run's
+/// end): a larger one is held in large blocks of its own, which go back whole when freed.
 pub const RELOCATE_MAX_BYTES: usize = 256 * 1024;
