@@ -12,8 +12,14 @@ use agui_studio::server::config::{Cli, Command};
 /// (release binary): 2,000 runs ended by `--approval-timeout 3` left 82 MB against a 22 MB
 /// baseline with glibc, 58 MB with jemalloc; 10,000 waiting runs whose clients then
 /// left (which cancels them), 517 MB against 119 MB. SQLite (C code) still allocates from glibc.
+/// The connections' 8 KB buffers come from a pool of their own (`server::block_pool`), which
+/// hands their pages back without growing jemalloc's metadata.
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: agui_studio::server::block_pool::Pooled<tikv_jemallocator::Jemalloc> =
+    agui_studio::server::block_pool::Pooled::new(
+        tikv_jemallocator::Jemalloc,
+        &agui_studio::server::block_pool::BUFFERS,
+    );
 
 /// jemalloc's options: a background thread hands freed pages back to the system after about a
 /// second ([`DIRTY_DECAY_MS`]), whichever thread freed them (without it, pages freed by a

@@ -104,7 +104,7 @@ impl TempDb {
         self.0.to_string_lossy().into_owned()
     }
     fn clean(&self) {
-        for x in ["", "-wal", "-shm"] {
+        for x in ["", "-wal", "-shm", ".lock"] {
             let _ = std::fs::remove_file(format!("{}{x}", self.path()));
         }
     }

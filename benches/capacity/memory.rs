@@ -160,8 +160,8 @@ pub struct Approvals {
 }
 
 /// `n` runs of the demo's `approval` scenario, each held open on its waiting tool call, then
-/// all closed. The runs wait on after their clients leave (a client may come back and resume
-/// one) until the server's `--approval-timeout`.
+/// all closed. A client that leaves cancels its run (the runs are not started with `detach`),
+/// so the "after" is a server whose runs have all ended.
 pub async fn approvals(studio: &Studio, n: usize) -> Approvals {
     let addr = studio.addr;
     let before = studio.proc.rss();

@@ -109,14 +109,20 @@ fn line() -> String {
     new_epoch();
     let [rss, anon, file] = resident();
     let glibc = glibc_heap();
+    let pool = super::block_pool::BUFFERS.stats();
     format!(
         "alloc-stats KiB: jemalloc allocated {} active {} resident {} base {} retained {} | \
-         glibc {glibc} | rss {rss} = anon {anon} + file {file}",
+         glibc {glibc} | blocks in use {} kept {} handed back {} touched {} | \
+         rss {rss} = anon {anon} + file {file}",
         counter(c"stats.allocated"),
         counter(c"stats.active"),
         counter(c"stats.resident"),
         counter(c"stats.arenas.4096.base"),
         counter(c"stats.retained"),
+        pool.in_use,
+        pool.dirty,
+        pool.clean,
+        pool.touched,
     )
 }
 

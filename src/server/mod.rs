@@ -6,6 +6,7 @@ pub mod agents;
 pub mod alloc_stats;
 pub mod assets;
 pub mod auth;
+pub mod block_pool;
 pub mod clock;
 pub mod config;
 pub mod error;

@@ -2,7 +2,8 @@
 //! hands freed pages back by itself (see `src/main.rs`); SQLite and other C code allocate from
 //! glibc, which keeps freed pages resident inside its heaps (freed chunks sit between live ones,
 //! so the heap top cannot shrink). When the number of open connections has fallen well below its
-//! peak, [`Trimmer`] asks glibc to hand free pages back (`malloc_trim`), off the async workers,
+//! peak, [`Trimmer`] asks glibc to hand free pages back (`malloc_trim`) and the connections'
+//! buffer pool its kept blocks (`block_pool`), off the async workers,
 //! and raises [`caches_epoch`]: the binary then has each async worker hand its allocator's
 //! thread cache back the next time it goes idle (see `src/main.rs`), and wakes the workers so
 //! that they do.
@@ -97,6 +98,7 @@ pub fn spawn(permits: &Arc<Semaphore>, max: usize, release: Option<Release>) {
                 let handle = tokio::runtime::Handle::current();
                 let _ = tokio::task::spawn_blocking(move || {
                     trim_heap();
+                    super::block_pool::BUFFERS.release_dirty();
                     CACHES_EPOCH.fetch_add(1, Ordering::Relaxed);
                     wake_workers(&handle);
                 })

@@ -245,12 +245,12 @@ fn frames_are_encoded_once_into_buffers_of_bounded_size() {
     let mut again = hub.subscribe_after(0).0;
     let mut same = 0;
     for _ in 0..100 {
-        match again.take(128, |ev| {
+        let taken = again.take(128, |ev| {
             let f = ev.frame().unwrap();
             same += usize::from(segments.iter().any(|s| s.as_ptr() == f.segment.as_ptr()));
-        }) {
-            Taken::Events(0) => break,
-            _ => {}
+        });
+        if let Taken::Events(0) = taken {
+            break;
         }
     }
     assert_eq!(same, 3000);
