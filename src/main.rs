@@ -86,7 +86,7 @@ fn allocator_for_crowd(crowded: bool) {
 fn main() -> std::process::ExitCode {
     tune_allocator();
     agui_studio::server::trim::on_crowd(allocator_for_crowd);
-    agui_studio::server::trim::on_flush_thread_cache(flush_thread_cache);
+    agui_studio::server::trim::on_thread_cache(switch_thread_cache);
     #[cfg(feature = "alloc-stats")]
     agui_studio::server::alloc_stats::start_from_env();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -138,6 +138,21 @@ fn flush_thread_cache() {
             std::ptr::null_mut(),
             std::ptr::null_mut(),
             0,
+        );
+    }
+}
+
+/// Turn the calling thread's jemalloc cache off (which hands back what it holds) or on again.
+fn switch_thread_cache(enabled: bool) {
+    // SAFETY: "thread.tcache.enabled" takes one bool, read from `enabled`, which outlives the
+    // call; it changes only the calling thread's own cache.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"thread.tcache.enabled".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            (&enabled as *const bool).cast_mut().cast(),
+            std::mem::size_of::<bool>(),
         );
     }
 }

@@ -116,13 +116,13 @@ impl Runs {
     /// the threads kept in memory) into fresh allocations so that the pages the crowd left
     /// them on can go back to the system (see [`ObserverHub::relocate`]). Blocking work (a few
     /// milliseconds): call it off the async workers. The calling thread's allocator cache is
-    /// handed back first, so that the copies come from the oldest free room rather than from
-    /// what the crowd freed last, and again after, with the old copies.
+    /// off meanwhile, so that each copy comes from the oldest free room rather than from what
+    /// was freed last (the original just copied), and each original goes back to its page.
     pub fn relocate_after_crowd(&self) {
-        crate::server::trim::flush_thread_cache();
+        crate::server::trim::thread_cache(false);
         self.hub.relocate();
         self.threads.relocate();
-        crate::server::trim::flush_thread_cache();
+        crate::server::trim::thread_cache(true);
     }
 
     pub fn limits(&self) -> &Limits {

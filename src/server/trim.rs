@@ -186,19 +186,20 @@ pub fn crowded() -> bool {
     !CALM.load(Ordering::Relaxed)
 }
 
-/// What hands the calling thread's allocator cache back (set by the binary).
-static FLUSH_HOOK: OnceLock<fn()> = OnceLock::new();
+/// What turns the calling thread's allocator cache off and on again (set by the binary).
+static CACHE_SWITCH: OnceLock<fn(bool)> = OnceLock::new();
 
-/// Have `hook` called by [`flush_thread_cache`]; at most one hook, later ones are ignored.
-pub fn on_flush_thread_cache(hook: fn()) {
-    let _ = FLUSH_HOOK.set(hook);
+/// Have `hook` called by [`thread_cache`]; at most one hook, later ones are ignored.
+pub fn on_thread_cache(hook: fn(bool)) {
+    let _ = CACHE_SWITCH.set(hook);
 }
 
-/// Hand the objects the calling thread's allocator cache holds back to the shared heap (with
-/// no hook set, nothing).
-pub fn flush_thread_cache() {
-    if let Some(hook) = FLUSH_HOOK.get() {
-        hook();
+/// Turn the calling thread's allocator cache off (handing back what it holds) or on again
+/// (with no hook set, nothing). Without it, each allocation takes the room of the last object
+/// freed: a copy made to leave a page would land where its original was.
+pub fn thread_cache(enabled: bool) {
+    if let Some(hook) = CACHE_SWITCH.get() {
+        hook(enabled);
     }
 }
 
