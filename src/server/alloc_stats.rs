@@ -13,7 +13,12 @@
 //!
 //! With `AGUI_ALLOC_STATS_FULL=PATH` as well, creating the file PATH makes the next line come
 //! with jemalloc's full statistics (per size class: slabs, live regions, utilization; large
-//! extents), after which PATH is removed: which size classes hold the pages that stay.
+//! extents), after which PATH is removed: which size classes hold the pages that stay. A build
+//! with jemalloc's profiling as well (`--features alloc-stats,tikv-jemalloc-sys/profiling`, with
+//! `CARGO_PROFILE_RELEASE_STRIP=false` for the symbols) run with
+//! `_RJEM_MALLOC_CONF=prof:true,lg_prof_sample:10,prof_prefix:DIR/p` also writes a heap profile
+//! then (`DIR/p.PID.N.m0.heap`, read with jemalloc's `jeprof --text BINARY FILE`): who
+//! allocated what is live.
 
 use std::ffi::CStr;
 use std::time::Duration;
@@ -82,12 +87,24 @@ fn new_epoch() {
     }
 }
 
-/// jemalloc's statistics of all arenas merged (size classes and large extents), on stderr.
+/// jemalloc's statistics of all arenas merged (size classes and large extents), on stderr, and
+/// a heap profile when jemalloc profiles.
 fn print_full() {
     // SAFETY: a null callback writes to stderr; the options string is NUL-terminated and
     // only leaves sections out (general, destroyed and per-arena figures, mutexes, extents).
     unsafe {
         tikv_jemalloc_sys::malloc_stats_print(None, std::ptr::null_mut(), c"gdaxe".as_ptr());
+    }
+    // SAFETY: "prof.dump" with every pointer null writes a heap profile under the configured
+    // prefix; without profiling it only answers an error, ignored.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"prof.dump".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        );
     }
 }
 
