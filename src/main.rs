@@ -49,17 +49,9 @@ fn allocator_for_crowd(crowded: bool) {
         let Ok(name) = std::ffi::CString::new(name) else {
             return;
         };
-        // SAFETY: writes one ssize_t setting, read from `ms`, which outlives the call; an
-        // arena not yet in use answers an error and is skipped.
-        unsafe {
-            tikv_jemalloc_sys::mallctl(
-                name.as_ptr(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                (&ms as *const isize).cast_mut().cast(),
-                std::mem::size_of::<isize>(),
-            );
-        }
+        // SAFETY: a decay setting is an ssize_t; an arena not yet in use answers an error and
+        // is skipped.
+        unsafe { jemalloc_write(&name, Some(&ms)) };
     };
     // Arenas created from now on, then each existing one (jemalloc's "all arenas" index is
     // not accepted for this setting).
@@ -129,30 +121,37 @@ fn hand_back_thread_cache_if_asked() {
 
 /// Hand the objects the calling thread's jemalloc cache holds back to the shared heap.
 fn flush_thread_cache() {
-    // SAFETY: "thread.tcache.flush" reads and writes nothing through its pointers (all
-    // null) and only empties the calling thread's own cache.
-    unsafe {
-        tikv_jemalloc_sys::mallctl(
-            c"thread.tcache.flush".as_ptr(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-        );
-    }
+    // SAFETY: "thread.tcache.flush" takes no value and only empties the calling thread's own
+    // cache.
+    unsafe { jemalloc_write::<()>(c"thread.tcache.flush", None) };
 }
 
 /// Turn the calling thread's jemalloc cache off (which hands back what it holds) or on again.
 fn switch_thread_cache(enabled: bool) {
-    // SAFETY: "thread.tcache.enabled" takes one bool, read from `enabled`, which outlives the
-    // call; it changes only the calling thread's own cache.
+    // SAFETY: "thread.tcache.enabled" is a bool and changes only the calling thread's cache.
+    unsafe { jemalloc_write(c"thread.tcache.enabled", Some(&enabled)) };
+}
+
+/// Write jemalloc's setting `name` (`value` None: a command that takes none); an error answer
+/// is ignored.
+///
+/// # Safety
+/// `T` is the type jemalloc documents for `name` (or `name` takes no value when `value` is
+/// None).
+unsafe fn jemalloc_write<T>(name: &std::ffi::CStr, value: Option<&T>) {
+    let (ptr, len) = match value {
+        Some(v) => ((v as *const T).cast_mut().cast(), std::mem::size_of::<T>()),
+        None => (std::ptr::null_mut(), 0),
+    };
+    // SAFETY: nothing is read back (null old-value pointers); `ptr` points at `len` bytes of a
+    // `T` that outlives the call, the type the caller vouches for.
     unsafe {
         tikv_jemalloc_sys::mallctl(
-            c"thread.tcache.enabled".as_ptr(),
+            name.as_ptr(),
             std::ptr::null_mut(),
             std::ptr::null_mut(),
-            (&enabled as *const bool).cast_mut().cast(),
-            std::mem::size_of::<bool>(),
+            ptr,
+            len,
         );
     }
 }

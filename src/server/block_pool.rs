@@ -262,7 +262,7 @@ fn hand_back(block: *mut u8) {
 
 /// An allocator that serves the 8 KB requests from a [`BlockPool`] and everything else (and
 /// what the pool cannot serve) from `A`.
-pub struct Pooled<A: 'static> {
+pub struct Pooled<A> {
     inner: A,
     pool: &'static BlockPool,
 }
