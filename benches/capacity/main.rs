@@ -45,6 +45,8 @@ pub struct Config {
     pub approvals: usize,
     /// Deltas of the run fanned out to the observers.
     pub fanout_n: usize,
+    /// Runs fanned out one after another to the same observers (the medians are printed).
+    pub fanout_repeats: usize,
     /// How long after the streams closed the "after" RSS is read.
     pub wait: Duration,
     /// Deltas of the proxy row.
@@ -89,6 +91,7 @@ impl Config {
             observers: num("CAPACITY_OBSERVERS", 10_000, 1_000),
             approvals: num("CAPACITY_APPROVALS", 10_000, 1_000),
             fanout_n: num("CAPACITY_FANOUT_N", 2_000, 2_000),
+            fanout_repeats: num("CAPACITY_FANOUT_REPEATS", 3, 1).max(1),
             wait: Duration::from_secs(num("CAPACITY_WAIT_S", 60, 5) as u64),
             proxy_n: num("CAPACITY_PROXY_N", 20_000, 5_000),
             repeats: num("CAPACITY_REPEATS", 3, 1).max(1),
@@ -281,10 +284,17 @@ async fn run(cfg: &Config) -> Figures {
         let server = Studio::start(&cfg.bin, &tmp.db("observers"), cap, &[]);
         throughput::one(server.addr, Agent::Demo, 1_000).await;
         println!(
-            "{} idle observers, then one `long {}` run fanned out to them:",
-            cfg.observers, cfg.fanout_n
+            "{} idle observers, then {} `long {}` run(s) fanned out to them in turn:",
+            cfg.observers, cfg.fanout_repeats, cfg.fanout_n
         );
-        let o = memory::observers(server.addr, &server.proc, cfg.observers, cfg.fanout_n).await;
+        let o = memory::observers(
+            server.addr,
+            &server.proc,
+            cfg.observers,
+            cfg.fanout_n,
+            cfg.fanout_repeats,
+        )
+        .await;
         println!("  {}", table::observers(&o));
         obs = Some((server, o, Instant::now()));
     }
@@ -306,7 +316,14 @@ async fn run(cfg: &Config) -> Figures {
     if cfg.floor && cfg.wants("observers") {
         let floor = Floor::start();
         println!("the floor's {} observers and fan-out:", cfg.observers);
-        let fl = memory::observers(floor.addr, &floor.proc, cfg.observers, cfg.fanout_n).await;
+        let fl = memory::observers(
+            floor.addr,
+            &floor.proc,
+            cfg.observers,
+            cfg.fanout_n,
+            cfg.fanout_repeats,
+        )
+        .await;
         println!("  {}", table::observers(&fl));
         f.floor.observers = Some(fl);
     }

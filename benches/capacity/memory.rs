@@ -28,7 +28,7 @@ pub struct Rss {
     pub after: u64,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Observers {
     /// Observer streams held open.
     pub count: usize,
@@ -37,17 +37,21 @@ pub struct Observers {
     pub after_fanout: u64,
     /// Time to open every observer stream (up to its `: connected` comment).
     pub connect: Duration,
-    /// From the POST of the run to the last observer seeing its RUN_FINISHED, and the median.
+    /// From the POST of a run to the last observer seeing its RUN_FINISHED, and to the median
+    /// one: the medians over the runs.
     pub fanout: Duration,
     pub fanout_p50: Duration,
-    /// The server's CPU time (user + system) from the POST to the last observer's end: a
-    /// figure that moves less than the wall time with what else the machine does.
+    /// Each run's time to its last observer, in order.
+    pub fanouts: Vec<Duration>,
+    /// The server's CPU time (user + system) from the POST to the last observer's end (the
+    /// median over the runs): a figure that moves less than the wall time with what else the
+    /// machine does.
     pub fanout_cpu: Duration,
-    /// Observers that received fewer than the run's events (an observer that fell behind gets
+    /// Observers that received fewer than the runs' events (an observer that fell behind gets
     /// a resync comment and snapshots instead).
     pub short: usize,
     pub resyncs: u64,
-    /// Events the run itself streamed to its own client.
+    /// Events a run itself streamed to its own client.
     pub run_events: u64,
 }
 
@@ -69,10 +73,17 @@ async fn wait_for<T>(counter: &AtomicUsize, n: usize, what: &str, tasks: &[JoinH
     }
 }
 
-/// `n` idle observers of the server at `addr` (process `server`), then one `long fanout_n` run
-/// they all watch; closes them all at the end (the caller reads `rss.after` once the wait is
-/// over).
-pub async fn observers(addr: SocketAddr, server: &Proc, n: usize, fanout_n: usize) -> Observers {
+/// `n` idle observers of the server at `addr` (process `server`), then `repeats` `long
+/// fanout_n` runs one after another, each watched by them all (the figures are the medians over
+/// the runs); closes them all at the end (the caller reads `rss.after` once the wait is over).
+pub async fn observers(
+    addr: SocketAddr,
+    server: &Proc,
+    n: usize,
+    fanout_n: usize,
+    repeats: usize,
+) -> Observers {
+    let repeats = repeats.max(1);
     let mut out = Observers {
         count: n,
         rss: Rss {
@@ -83,6 +94,7 @@ pub async fn observers(addr: SocketAddr, server: &Proc, n: usize, fanout_n: usiz
     };
     let ramp = Arc::new(Semaphore::new(RAMP));
     let connected = Arc::new(AtomicUsize::new(0));
+    // RUN_FINISHED seen, by every observer together.
     let done = Arc::new(AtomicUsize::new(0));
     let (close, closed) = watch::channel(false);
     let start = Instant::now();
@@ -97,21 +109,24 @@ pub async fn observers(addr: SocketAddr, server: &Proc, n: usize, fanout_n: usiz
                     .unwrap_or_else(|e| panic!("observer {i} of {n} could not connect: {e}"));
                 assert_eq!(resp.status, 200, "observer {i} of {n}: HTTP {}", resp.status);
                 let mut scan = Scan::new(&[b": connected", b"RUN_FINISHED", b": resync"]);
-                let mut finished_at = None;
+                // When each run's RUN_FINISHED arrived (at most `repeats` kept).
+                let mut finished_at = Vec::with_capacity(repeats);
                 loop {
                     tokio::select! {
                         piece = resp.next_body() => {
                             let Some(piece) = piece.unwrap_or_else(|e| panic!("observer {i}: {e}")) else {
                                 panic!("observer {i}: the server ended the stream");
                             };
-                            let was_connected = scan.seen(0) > 0;
+                            let (was_connected, was_finished) = (scan.seen(0) > 0, scan.seen(1));
                             scan.feed(piece);
                             if !was_connected && scan.seen(0) > 0 {
                                 connected.fetch_add(1, Ordering::Relaxed);
                                 permit.take();
                             }
-                            if finished_at.is_none() && scan.seen(1) > 0 {
-                                finished_at = Some(Instant::now());
+                            for _ in was_finished..scan.seen(1) {
+                                if finished_at.len() < repeats {
+                                    finished_at.push(Instant::now());
+                                }
                                 done.fetch_add(1, Ordering::Relaxed);
                             }
                         }
@@ -128,27 +143,55 @@ pub async fn observers(addr: SocketAddr, server: &Proc, n: usize, fanout_n: usiz
     tokio::time::sleep(Duration::from_secs(2)).await;
     out.rss.during = server.rss();
 
-    let t0 = Instant::now();
-    let cpu0 = server.cpu();
-    let run = tokio::spawn(one(addr, Agent::Demo, fanout_n));
-    wait_for(&done, n, "observers that saw the run finish", &tasks).await;
-    out.fanout_cpu = server.cpu().saturating_sub(cpu0);
-    let run = run.await.expect("the fanned-out run");
-    assert!(run.finished, "the fanned-out run did not finish");
-    out.run_events = run.events;
+    let (mut starts, mut cpus) = (Vec::new(), Vec::new());
+    let mut all_events = 0;
+    for k in 0..repeats {
+        let t0 = Instant::now();
+        let cpu0 = server.cpu();
+        let run = tokio::spawn(one(addr, Agent::Demo, fanout_n));
+        wait_for(
+            &done,
+            n * (k + 1),
+            "observers that saw the run finish",
+            &tasks,
+        )
+        .await;
+        cpus.push(server.cpu().saturating_sub(cpu0));
+        let run = run.await.expect("the fanned-out run");
+        assert!(run.finished, "the fanned-out run did not finish");
+        out.run_events = run.events;
+        all_events += run.events;
+        starts.push(t0);
+    }
     out.after_fanout = server.rss();
 
     close.send(true).expect("observers listening");
-    let mut times = Vec::new();
+    // Per run: every observer's time from the POST to its RUN_FINISHED.
+    let mut times = vec![Vec::new(); repeats];
     for t in tasks {
         let (finished_at, events, resyncs) = t.await.expect("an observer task");
-        times.push(finished_at.map(|f| f - t0).unwrap_or_default());
-        out.short += usize::from(events < run.events);
+        for (k, at) in finished_at.into_iter().enumerate() {
+            times[k].push(at - starts[k]);
+        }
+        out.short += usize::from(events < all_events);
         out.resyncs += resyncs;
     }
-    times.sort();
-    out.fanout = times[times.len() - 1];
-    out.fanout_p50 = times[times.len() / 2];
+    // Each run's last observer and median observer, then the median run of each.
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let mut lasts = Vec::new();
+    let mut p50s = Vec::new();
+    for mut t in times {
+        t.sort();
+        lasts.push(t[t.len() - 1]);
+        p50s.push(t[t.len() / 2]);
+    }
+    out.fanouts = lasts.clone();
+    out.fanout = median(lasts);
+    out.fanout_p50 = median(p50s);
+    out.fanout_cpu = median(cpus);
     out
 }
 

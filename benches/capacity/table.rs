@@ -84,9 +84,9 @@ fn rss_row(r: &Rss, wait: Duration) -> String {
 
 pub fn observers(o: &Observers) -> String {
     format!(
-        "connected in {:.1} s; RSS {} ({:.0} KB each), {} after the fan-out; fan-out of {} events: \
-         last observer {}, median {}, the server's CPU {}; {} observers got fewer events than \
-         the run ({} resyncs)",
+        "connected in {:.1} s; RSS {} ({:.0} KB each), {} after the fan-outs; fan-out of {} events, \
+         median of {} runs: last observer {} ({}), median {}, the server's CPU {}; {} observers \
+         got fewer events than the runs ({} resyncs)",
         o.connect.as_secs_f64(),
         rss(&o.rss),
         o.rss.during.saturating_sub(o.rss.before) as f64
@@ -94,7 +94,9 @@ pub fn observers(o: &Observers) -> String {
             / o.count.max(1) as f64,
         mb(o.after_fanout),
         o.run_events,
+        o.fanouts.len(),
         ms(o.fanout),
+        o.fanouts.iter().map(|t| ms(*t)).collect::<Vec<_>>().join(" / "),
         ms(o.fanout_p50),
         ms(o.fanout_cpu),
         o.short,
@@ -225,14 +227,16 @@ pub fn print(cfg: &Config, f: &Figures) {
         );
         floor_cell.replace(
             fl.observers
+                .as_ref()
                 .map(|f| format!("{:.2} s", f.fanout.as_secs_f64()))
                 .unwrap_or_default(),
         );
         row(
             format!(
-                "fan-out of `long {}` to {} observers",
+                "fan-out of `long {}` to {} observers (median of {})",
                 n(cfg.fanout_n),
-                n(cfg.observers)
+                n(cfg.observers),
+                o.fanouts.len()
             ),
             format!(
                 "{:.2} s{}",

@@ -156,7 +156,16 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
     }
     let limits = listen_limits(&state);
     let drain = Duration::from_secs(10);
-    if let Err(e) = listen::serve(listener, app(state), limits, shutdown_signal(), drain).await {
+    let store = state.runs.store().cloned();
+    let served = listen::serve(listener, app(state), limits, shutdown_signal(), drain).await;
+    // The writer has a thread of its own, which the process's end would stop wherever it is:
+    // what the runs have queued is committed first (bounded like the drain).
+    if let Some(store) = store {
+        if tokio::time::timeout(drain, store.flush()).await.is_err() {
+            tracing::warn!("the database's last writes were still being committed at the stop");
+        }
+    }
+    if let Err(e) = served {
         tracing::error!("server error: {e}");
         return ExitCode::from(1);
     }

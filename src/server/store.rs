@@ -201,16 +201,21 @@ impl Store {
             }
         };
         let shrink = Arc::new(AtomicBool::new(false));
-        tokio::spawn(writer(
+        let writing = writer(
             conn,
             rx,
             urgent_rx,
             in_flight.clone(),
             checkpoints,
             shrink.clone(),
-        ));
+        );
+        let (owners, answering) = OwnerLookups::new(pool.clone());
+        writer::spawn(writing, answering).map_err(|e| StoreError::Open {
+            path: path.into(),
+            source: sqlx::Error::Io(e),
+        })?;
         Ok(Store {
-            owners: OwnerLookups::start(pool.clone()),
+            owners,
             pool,
             tx,
             urgent,

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use tokio_util::sync::CancellationToken;
 
-use super::admit::{blocking, not_your_thread};
+use super::admit::{blocking, is_light, not_your_thread};
 use super::context::{Agent, RunContext, RunSettings, ToolAnswers};
 use super::drive::{drive, start, RunSink};
 use super::log::{RunLog, RunReader};
@@ -181,7 +181,8 @@ impl Runs {
             (self.threads.clone(), self.limits.clone(), b.store.is_some());
         let (side, owner) = (b.side, b.owner.clone());
         let (input, history, replaced) = (b.input, b.history, b.replaced);
-        let begun = blocking(move || {
+        let light = history.is_none() && replaced.is_none() && is_light(&input);
+        let begin = move || {
             if side {
                 return (input, None);
             }
@@ -191,8 +192,11 @@ impl Runs {
                 Store::run_started_op(&input, &messages, &agent_id, owner.name(), now_ms())
             });
             (input, op)
-        })
-        .await;
+        };
+        let begun = match light {
+            true => Ok(begin()),
+            false => blocking(begin).await,
+        };
         let (input, op) = match begun {
             Ok(begun) => begun,
             Err(e) => {

@@ -26,14 +26,18 @@ const EVERY: Duration = Duration::from_millis(500);
 /// The writer's side: when the last checkpoint started and whether one is running.
 pub(super) struct Checkpoints {
     pool: SqlitePool,
+    /// The server's runtime, where the checkpoints run (the writer has one of its own).
+    runtime: tokio::runtime::Handle,
     last: Instant,
     running: Arc<AtomicBool>,
 }
 
 impl Checkpoints {
+    /// Called on the server's runtime.
     pub(super) fn new(pool: SqlitePool) -> Self {
         Checkpoints {
             pool,
+            runtime: tokio::runtime::Handle::current(),
             last: Instant::now(),
             running: Arc::default(),
         }
@@ -46,7 +50,7 @@ impl Checkpoints {
         }
         self.last = Instant::now();
         let (pool, running) = (self.pool.clone(), self.running.clone());
-        tokio::spawn(async move {
+        self.runtime.spawn(async move {
             let done = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
                 .execute(&pool)
                 .await;

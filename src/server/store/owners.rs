@@ -34,10 +34,12 @@ pub(super) struct OwnerLookups {
 }
 
 impl OwnerLookups {
-    pub(super) fn start(pool: SqlitePool) -> Self {
+    /// The lookups, and the task answering them (to be spawned).
+    pub(super) fn new(
+        pool: SqlitePool,
+    ) -> (Self, impl std::future::Future<Output = ()> + Send + 'static) {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(answer(pool, rx));
-        OwnerLookups { tx }
+        (OwnerLookups { tx }, answer(pool, rx))
     }
 
     /// The owners of `thread_id` and `run_id` as committed when the lookup is answered: a

@@ -107,8 +107,19 @@ mod tests {
         let path = path.to_str().unwrap();
         let mut other = hold_write_lock(path).await;
         let most = (QUEUE + BATCH + 10) as u64;
+        // The first event, taken by the writer (which is then held) before the others come: a
+        // writer slow to wake would otherwise take a full queue at once, and make room for
+        // another before it is held.
+        assert!(store.queue_event("r".into(), 1, event(1), None).is_none());
+        for _ in 0..500 {
+            if store.tx.capacity() == QUEUE {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(store.tx.capacity(), QUEUE, "the writer took the first event");
         let mut waited = None;
-        for seq in 1..=most {
+        for seq in 2..=most {
             if let Some(wait) = store.queue_event("r".into(), seq, event(seq), None) {
                 waited = Some((seq, wait));
                 break;
