@@ -3,8 +3,8 @@
 //! separate processes on loopback, measured in one run and printed side by side with ratios and
 //! the goals. Rows: one stream drained (SQLite and `:memory:`), many concurrent runs (aggregate
 //! events/s, time to first event), idle observers and runs waiting on an approval (our RSS
-//! before / during / after), the fan-out of one run to every observer, the proxy's overhead on
-//! a foreign stream, and the first-load bytes of the site. Beside them, the floor
+//! before / during / after), the fan-out of a run to every observer (median of three), the
+//! proxy's overhead on a foreign stream, and the first-load bytes of the site. Beside them, the floor
 //! ([`floor`]): a server that only writes pre-encoded bytes, through the same client, for what
 //! this machine allows any server.
 //!

@@ -1,5 +1,5 @@
-//! Many open streams held by one server: idle observers (`GET /api/ag-ui/stream`) with one run
-//! fanned out to all of them, and runs waiting, stream open, on an in-stream approval. The
+//! Many open streams held by one server: idle observers (`GET /api/ag-ui/stream`) with runs
+//! fanned out to all of them in turn, and runs waiting, stream open, on an in-stream approval. The
 //! server's resident memory is read before, while they are open, and a while after they closed.
 
 use std::net::SocketAddr;

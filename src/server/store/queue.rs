@@ -117,7 +117,11 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert_eq!(store.tx.capacity(), QUEUE, "the writer took the first event");
+        assert_eq!(
+            store.tx.capacity(),
+            QUEUE,
+            "the writer took the first event"
+        );
         let mut waited = None;
         for seq in 2..=most {
             if let Some(wait) = store.queue_event("r".into(), seq, event(seq), None) {
