@@ -1,4 +1,4 @@
-//! Handing SQLite's caches back after a crowd (called by `server::trim` when many connections
+//! Handing SQLite's memory back after a crowd (called by `server::trim` when many connections
 //! have left).
 
 use std::sync::atomic::Ordering;
@@ -12,14 +12,16 @@ use super::{Op, Store, POOL_SIZE};
 const WRITER_PATIENCE: Duration = Duration::from_secs(5);
 
 impl Store {
-    /// Hand back the page caches of the writer's connection and the pool's idle ones (`PRAGMA
-    /// shrink_memory`): the writer's may hold up to [`WRITER_CACHE_KIB`](super::WRITER_CACHE_KIB)
-    /// once a crowd's runs have been written, the others [`READER_CACHE_KIB`](super::READER_CACHE_KIB),
-    /// and SQLite keeps a cache full until its connection closes. Pages are read back from the
-    /// file (or the system's cache) when needed. A pooled connection in use is left alone; the
-    /// writer hands its cache back after its current transaction (waited for at most
+    /// Hand back what the writer's connection and the pool's idle ones hold, by closing them:
+    /// their page caches (the writer's may hold up to
+    /// [`WRITER_CACHE_KIB`](super::WRITER_CACHE_KIB) once a crowd's runs have been written, the
+    /// others [`READER_CACHE_KIB`](super::READER_CACHE_KIB); SQLite keeps a cache full until its
+    /// connection closes), their parsed schemas and prepared statements, their threads. The
+    /// next read or write opens a connection again (a millisecond or two) and reads its pages
+    /// back from the file (or the system's cache). A pooled connection in use is left alone;
+    /// the writer closes its own after its current transaction (waited for at most
     /// [`WRITER_PATIENCE`], and not at all when its urgent queue is full); an in-memory
-    /// database, whose cache is the database, is not touched.
+    /// database, which lives in its one connection, is not touched.
     pub async fn release_memory(&self) {
         if self.in_memory {
             return;
@@ -38,8 +40,8 @@ impl Store {
                 None => break,
             }
         }
-        for c in &mut idle {
-            let _ = sqlx::query("PRAGMA shrink_memory").execute(&mut **c).await;
+        for c in idle {
+            let _ = c.close().await;
         }
     }
 }
@@ -88,7 +90,8 @@ mod tests {
     }
 
     /// 16 MB of events written and read back fill the page caches of the connections that
-    /// wrote and read them; a release hands most of it back, and the events still read.
+    /// wrote and read them; a release hands most of it back, closing the idle connections, and
+    /// the events still read and write.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_release_hands_the_page_caches_back() {
         let _turn = TURN.lock().await;
@@ -102,9 +105,24 @@ mod tests {
             full >> 20,
             released >> 20
         );
+        assert_eq!(store.pool.num_idle(), 0, "the idle connections are closed");
         assert_eq!(
             store.events_after("r1", 15_990, 100).await.unwrap().len(),
             10
+        );
+        // The writer opens its connection again.
+        store
+            .event(
+                "r1".into(),
+                16_001,
+                r#"{"type":"RAW","event":{}}"#.into(),
+                None,
+            )
+            .await;
+        store.flush().await;
+        assert_eq!(
+            store.events_after("r1", 15_990, 100).await.unwrap().len(),
+            11
         );
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
