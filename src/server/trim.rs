@@ -7,8 +7,9 @@
 //! and raises [`caches_epoch`]: the binary then has each async worker hand its allocator's
 //! thread cache back the next time it goes idle (see `src/main.rs`), and wakes the workers so
 //! that they do.
-//! Before that it runs the server's [`Release`] hook, which hands back SQLite's page caches
-//! (they fill while a crowd's runs are written, and would otherwise stay full) and copies what
+//! Before that it runs the server's [`Release`] hook, which closes SQLite's idle connections
+//! (their page caches fill while a crowd's runs are written, and would otherwise stay full;
+//! their statements, schemas and threads go with them) and copies what
 //! the runs keep in memory off the pages the crowd left behind. It trims again
 //! [`FOLLOW_UP_CHECKS`] checks later, once the crowd's last work is done.
 //! Measured by the capacity benchmark's "after" RSS (see the README).
