@@ -4,6 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use sqlx::SqlitePool;
 use tokio::sync::oneshot;
 
 use super::{Op, Store, POOL_SIZE};
@@ -32,17 +33,23 @@ impl Store {
         if self.urgent.try_send(Op::Flush(tx)).is_ok() {
             let _ = tokio::time::timeout(WRITER_PATIENCE, rx).await;
         }
-        // Held together, so that each acquisition gives another idle connection.
-        let mut idle = Vec::new();
-        while idle.len() < POOL_SIZE as usize {
-            match self.pool.try_acquire() {
-                Some(c) => idle.push(c),
-                None => break,
-            }
+        close_idle(&self.pool).await;
+    }
+}
+
+/// Close the pool's idle connections (those in use are left alone); the pool opens new ones
+/// when asked.
+async fn close_idle(pool: &SqlitePool) {
+    // Held together, so that each acquisition gives another idle connection.
+    let mut idle = Vec::new();
+    while idle.len() < POOL_SIZE as usize {
+        match pool.try_acquire() {
+            Some(c) => idle.push(c),
+            None => break,
         }
-        for c in idle {
-            let _ = c.close().await;
-        }
+    }
+    for c in idle {
+        let _ = c.close().await;
     }
 }
 
@@ -89,28 +96,8 @@ mod tests {
         (store, dir)
     }
 
-    /// 16 MB of events written and read back fill the page caches of the connections that
-    /// wrote and read them; a release hands most of it back, closing the idle connections, and
-    /// the events still read and write.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_release_hands_the_page_caches_back() {
-        let _turn = TURN.lock().await;
-        let (store, dir) = filled_store("release").await;
-        let full = sqlite_bytes();
-        store.release_memory().await;
-        let released = sqlite_bytes();
-        assert!(
-            full - released > 8 << 20,
-            "SQLite held {} MB, {} MB after the release",
-            full >> 20,
-            released >> 20
-        );
-        assert_eq!(store.pool.num_idle(), 0, "the idle connections are closed");
-        assert_eq!(
-            store.events_after("r1", 15_990, 100).await.unwrap().len(),
-            10
-        );
-        // The writer opens its connection again.
+    /// The store of [`filled_store`] writes one more event, which reads back after the others.
+    async fn writes_again(store: &Store) {
         store
             .event(
                 "r1".into(),
@@ -124,6 +111,30 @@ mod tests {
             store.events_after("r1", 15_990, 100).await.unwrap().len(),
             11
         );
+    }
+
+    /// 16 MB of events written and read back fill the page caches of the connections that
+    /// wrote and read them; a release hands most of it back, and the events still read and
+    /// write.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_release_hands_the_page_caches_back() {
+        let _turn = TURN.lock().await;
+        let (store, dir) = filled_store("release").await;
+        let full = sqlite_bytes();
+        store.release_memory().await;
+        let released = sqlite_bytes();
+        assert!(
+            full - released > 8 << 20,
+            "SQLite held {} MB, {} MB after the release",
+            full >> 20,
+            released >> 20
+        );
+        assert_eq!(
+            store.events_after("r1", 15_990, 100).await.unwrap().len(),
+            10
+        );
+        // The writer opens its connection again.
+        writes_again(&store).await;
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -147,19 +158,7 @@ mod tests {
             full >> 20,
             now >> 20
         );
-        store
-            .event(
-                "r1".into(),
-                16_001,
-                r#"{"type":"RAW","event":{}}"#.into(),
-                None,
-            )
-            .await;
-        store.flush().await;
-        assert_eq!(
-            store.events_after("r1", 15_990, 100).await.unwrap().len(),
-            11
-        );
+        writes_again(&store).await;
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -177,5 +176,73 @@ mod tests {
         store.flush().await;
         store.release_memory().await;
         assert_eq!(store.events_after("r1", 0, 10).await.unwrap().len(), 1);
+    }
+
+    /// The pool's idle connections are closed, not returned to it; one in use stays open; the
+    /// pool opens a new one for the next read.
+    #[tokio::test]
+    async fn the_idle_connections_are_closed() {
+        let dir = std::env::temp_dir().join(format!("agui-close-idle-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(dir.join("t.db"))
+            .create_if_missing(true);
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .unwrap();
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(pool.acquire().await.unwrap());
+        }
+        let busy = held.pop().unwrap();
+        drop(held);
+        // Two go back to the pool (in a task of the pool's).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while pool.num_idle() < 2 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!((pool.size(), pool.num_idle()), (3, 2));
+        super::close_idle(&pool).await;
+        assert_eq!(
+            (pool.size(), pool.num_idle()),
+            (1, 0),
+            "only the busy one is open"
+        );
+        drop(busy);
+        let one: (i64,) = sqlx::query_as("SELECT 1").fetch_one(&pool).await.unwrap();
+        assert_eq!(one.0, 1);
+        pool.close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The writer's own connection is closed by a release and opened again by its next commit.
+    #[tokio::test]
+    async fn the_writer_closes_its_connection_and_opens_it_again() {
+        use crate::server::store::writer::WriterConn;
+        let dir = std::env::temp_dir().join(format!("agui-close-writer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(dir.join("t.db"))
+            .create_if_missing(true);
+        let mut conn = WriterConn::own(options).await.unwrap();
+        assert!(
+            conn.shrink().await,
+            "a connection of its own is handed back"
+        );
+        assert!(matches!(conn, WriterConn::Own { conn: None, .. }));
+        let (mut batch, mut acks) = (Vec::new(), Vec::new());
+        let (ack, acked) = tokio::sync::oneshot::channel();
+        batch.push(crate::server::store::Op::Flush(ack));
+        conn.commit(&mut batch, &mut acks).await.unwrap();
+        assert!(matches!(conn, WriterConn::Own { conn: Some(_), .. }));
+        for a in acks {
+            let _ = a.send(());
+        }
+        acked.await.unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

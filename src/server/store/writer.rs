@@ -44,7 +44,7 @@ impl WriterConn {
     }
 
     /// Apply `batch` in one transaction.
-    async fn commit(
+    pub(super) async fn commit(
         &mut self,
         batch: &mut Vec<Op>,
         acks: &mut Vec<oneshot::Sender<()>>,
@@ -75,7 +75,7 @@ impl WriterConn {
     /// their clients gone (the capacity benchmark), left 42 MB against a 28 MB baseline with the
     /// caches emptied, 34–35 MB with the connections closed (this one and the pool's idle
     /// ones, see `Store::release_memory`).
-    async fn shrink(&mut self) -> bool {
+    pub(super) async fn shrink(&mut self) -> bool {
         match self {
             WriterConn::Own { conn, .. } if conn.is_some() => {
                 if let Some(c) = conn.take() {
