@@ -178,16 +178,20 @@ mod tests {
         assert_eq!(store.events_after("r1", 0, 10).await.unwrap().len(), 1);
     }
 
+    /// A new database file's options, in a directory of its own (the caller removes it).
+    fn file_options(tag: &str) -> (std::path::PathBuf, sqlx::sqlite::SqliteConnectOptions) {
+        let dir = crate::server::store::testing::fresh_dir(tag);
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(dir.join("t.db"))
+            .create_if_missing(true);
+        (dir, options)
+    }
+
     /// The pool's idle connections are closed, not returned to it; one in use stays open; the
     /// pool opens a new one for the next read.
     #[tokio::test]
     async fn the_idle_connections_are_closed() {
-        let dir = std::env::temp_dir().join(format!("agui-close-idle-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(dir.join("t.db"))
-            .create_if_missing(true);
+        let (dir, options) = file_options("close-idle");
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
@@ -222,12 +226,7 @@ mod tests {
     #[tokio::test]
     async fn the_writer_closes_its_connection_and_opens_it_again() {
         use crate::server::store::writer::WriterConn;
-        let dir = std::env::temp_dir().join(format!("agui-close-writer-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(dir.join("t.db"))
-            .create_if_missing(true);
+        let (dir, options) = file_options("close-writer");
         let mut conn = WriterConn::own(options).await.unwrap();
         assert!(
             conn.shrink().await,

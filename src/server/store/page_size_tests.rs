@@ -3,7 +3,7 @@
 
 use sqlx::{Connection, Row};
 
-use super::testing::fresh_store;
+use super::testing::{fresh_dir, fresh_store};
 use super::{Store, PAGE_SIZE};
 
 async fn page_size(store: &Store) -> u32 {
@@ -24,9 +24,7 @@ async fn a_new_database_has_the_larger_pages() {
 
 #[tokio::test]
 async fn a_database_with_other_pages_keeps_them() {
-    let dir = std::env::temp_dir().join(format!("agui-pages-old-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("pages-old");
     let path = dir.join("studio.db").to_str().unwrap().to_string();
     // Made as SQLite makes a database by default, in WAL mode, with a table in it.
     let mut old = sqlx::SqliteConnection::connect(&format!("sqlite://{path}?mode=rwc"))

@@ -6,12 +6,19 @@ use sqlx::Connection;
 
 use super::Store;
 
-/// A fresh store on a file in a directory of its own (named by `tag`; the caller removes it),
-/// with the file's path.
-pub(crate) async fn fresh_store(tag: &str) -> (Store, PathBuf, String) {
+/// An empty directory of its own for a test's database files (named by `tag`; the caller
+/// removes it).
+pub(crate) fn fresh_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("agui-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A fresh store on a file in a directory of its own (named by `tag`; the caller removes it),
+/// with the file's path.
+pub(crate) async fn fresh_store(tag: &str) -> (Store, PathBuf, String) {
+    let dir = fresh_dir(tag);
     let path = dir.join("studio.db").to_str().unwrap().to_string();
     (Store::open(&path).await.unwrap(), dir, path)
 }
