@@ -9,9 +9,9 @@
 //! that they do.
 //! Before that it runs the server's [`Release`] hook, which closes SQLite's idle connections
 //! (their page caches fill while a crowd's runs are written, and would otherwise stay full;
-//! their statements, schemas and threads go with them) and copies what
-//! the runs keep in memory off the pages the crowd left behind. It trims again
-//! [`FOLLOW_UP_CHECKS`] checks later, once the crowd's last work is done.
+//! their statements, schemas and threads go with them) and copies what the runs keep in memory
+//! off the pages the crowd left behind. It trims again [`FOLLOW_UP_CHECKS`] checks later, once
+//! the crowd's last work is done.
 //! Measured by the capacity benchmark's "after" RSS (see the README).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -77,13 +77,14 @@ impl WriterConn {
     /// ones, see `Store::release_memory`).
     pub(super) async fn shrink(&mut self) -> bool {
         match self {
-            WriterConn::Own { conn, .. } if conn.is_some() => {
-                if let Some(c) = conn.take() {
+            WriterConn::Own { conn, .. } => match conn.take() {
+                Some(c) => {
                     let _ = c.close().await;
+                    true
                 }
-                true
-            }
-            _ => false,
+                None => false,
+            },
+            WriterConn::Pool(_) => false,
         }
     }
 }
