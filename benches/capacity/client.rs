@@ -43,8 +43,25 @@ pub async fn request(
     path: &str,
     body: &[u8],
 ) -> io::Result<Response> {
-    let mut stream = TcpStream::connect(addr).await?;
+    let stream = connect(addr).await?;
+    send(stream, addr, method, path, body).await
+}
+
+/// A connection to `addr`, with Nagle's delay off.
+pub async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
+    let stream = TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
+    Ok(stream)
+}
+
+/// Send `method path` with `body` (JSON) on an open connection and read the response head.
+pub async fn send(
+    mut stream: TcpStream,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> io::Result<Response> {
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nConnection: close\r\n"
     );
@@ -276,9 +293,10 @@ impl Scan {
 /// One drained stream.
 #[derive(Debug, Clone)]
 pub struct Drained {
-    /// From before the connect to the first `data:` line.
+    /// From before the connect (or the request's write, [`drain_on`]) to the first `data:`
+    /// line.
     pub first_event: Duration,
-    /// From before the connect to the end of the body.
+    /// From the same moment to the end of the body.
     pub total: Duration,
     pub events: u64,
     /// The stream carried `RUN_FINISHED` (a run that completed).
@@ -288,7 +306,25 @@ pub struct Drained {
 /// POST `body` to `path` and read the whole SSE body.
 pub async fn drain(addr: SocketAddr, path: &str, body: &[u8]) -> io::Result<Drained> {
     let start = Instant::now();
-    let mut resp = request(addr, "POST", path, body).await?;
+    let resp = request(addr, "POST", path, body).await?;
+    read_run(resp, path, start).await
+}
+
+/// POST `body` to `path` on a connection opened before and read the whole SSE body: the times
+/// count from the request's write, not from the connect.
+pub async fn drain_on(
+    stream: TcpStream,
+    addr: SocketAddr,
+    path: &str,
+    body: &[u8],
+) -> io::Result<Drained> {
+    let start = Instant::now();
+    let resp = send(stream, addr, "POST", path, body).await?;
+    read_run(resp, path, start).await
+}
+
+/// Read a run's response to its end; the times count from `start`.
+async fn read_run(mut resp: Response, path: &str, start: Instant) -> io::Result<Drained> {
     if resp.status != 200 {
         return Err(io::Error::other(format!("{path}: HTTP {}", resp.status)));
     }

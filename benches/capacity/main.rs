@@ -56,6 +56,9 @@ pub struct Config {
     pub many_repeats: usize,
     /// Measure the floor server too (`CAPACITY_FLOOR=0` skips it).
     pub floor: bool,
+    /// How the concurrent rows connect (`CAPACITY_OPEN_FIRST=1`: every connection before the
+    /// round, times from each request's write).
+    pub connect: throughput::Connect,
     /// The rows to run (`CAPACITY_ROWS=many,observers`; all when unset), e.g. to profile one.
     pub rows: Option<Vec<String>>,
 }
@@ -97,6 +100,11 @@ impl Config {
             repeats: num("CAPACITY_REPEATS", 3, 1).max(1),
             many_repeats: num("CAPACITY_MANY_REPEATS", 1, 1).max(1),
             floor: num("CAPACITY_FLOOR", 1, 1) != 0,
+            connect: if num("CAPACITY_OPEN_FIRST", 0, 0) != 0 {
+                throughput::Connect::First
+            } else {
+                throughput::Connect::AsItStarts
+            },
             rows: std::env::var("CAPACITY_ROWS").ok().map(|v| {
                 let rows: Vec<String> = v.split(',').map(|r| r.trim().to_string()).collect();
                 for r in &rows {
@@ -246,16 +254,37 @@ async fn run(cfg: &Config) -> Figures {
             }
             let n = cfg.run_n;
             println!("{runs} concurrent runs × {n} deltas, median of {repeats}:");
-            let ours =
-                throughput::concurrent_median(sqlite.addr, Agent::Demo, runs, n, repeats).await;
+            let ours = throughput::concurrent_median(
+                sqlite.addr,
+                Agent::Demo,
+                runs,
+                n,
+                repeats,
+                cfg.connect,
+            )
+            .await;
             println!("  agui-studio, SQLite:   {}", table::conc(&ours));
-            let py =
-                throughput::concurrent_median(python.addr, Agent::Python, runs, n, repeats).await;
+            let py = throughput::concurrent_median(
+                python.addr,
+                Agent::Python,
+                runs,
+                n,
+                repeats,
+                cfg.connect,
+            )
+            .await;
             println!("  Python SDK:            {}", table::conc(&py));
             *slot = Some((ours, py));
             if let Some(floor) = &floor {
-                let fl =
-                    throughput::concurrent_median(floor.addr, Agent::Demo, runs, n, repeats).await;
+                let fl = throughput::concurrent_median(
+                    floor.addr,
+                    Agent::Demo,
+                    runs,
+                    n,
+                    repeats,
+                    cfg.connect,
+                )
+                .await;
                 println!("  floor:                 {}", table::conc(&fl));
                 *floor_slot = Some(fl);
             }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::memory::{Observers, Rss};
-use crate::throughput::{Concurrent, Single};
+use crate::throughput::{Concurrent, Connect, Single};
 use crate::{site, Config, Figures};
 
 const MB: f64 = 1024.0 * 1024.0;
@@ -351,5 +351,14 @@ pub fn print(cfg: &Config, f: &Figures) {
     println!(
         "(floor: a server that only writes pre-encoded bytes, read by the same client on the \
          same cores, with its ratio over the SDK; a goal beyond it cannot be met on this machine)"
+    );
+    println!(
+        "{}",
+        match cfg.connect {
+            Connect::AsItStarts => "(first event: from before each run's connect)",
+            Connect::First =>
+                "(first event: from each request's write, on a connection opened before the \
+                 round; CAPACITY_OPEN_FIRST=1)",
+        }
     );
 }

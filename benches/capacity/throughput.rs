@@ -7,7 +7,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::client::{drain, Drained};
+use std::sync::Arc;
+
+use tokio::sync::Barrier;
+
+use crate::client::{self, drain, drain_on, Drained};
 
 /// Which server a run goes to, and so how it asks for N deltas.
 #[derive(Debug, Clone, Copy)]
@@ -98,7 +102,7 @@ pub struct Single {
 /// `runs` runs of `n` deltas started at once (each on its own connection).
 #[derive(Debug, Clone, Copy)]
 pub struct Concurrent {
-    /// Every event of every run over the wall time from the first connect to the last byte.
+    /// Every event of every run over the wall time from the round's start to the last byte.
     pub rate: f64,
     pub p50: Duration,
     pub p99: Duration,
@@ -107,14 +111,51 @@ pub struct Concurrent {
     pub failed: usize,
 }
 
-pub async fn concurrent(addr: SocketAddr, agent: Agent, runs: usize, n: usize) -> Concurrent {
-    let start = Instant::now();
+/// How a concurrent round's connections are made, and so what its first-event times count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connect {
+    /// Each run connects as it starts; its times count from before its connect (so they include
+    /// the client's own queue of a thousand connects).
+    AsItStarts,
+    /// Every connection is opened before the round, which then starts at once; a run's times
+    /// count from its request's write (`CAPACITY_OPEN_FIRST=1`).
+    First,
+}
+
+pub async fn concurrent(
+    addr: SocketAddr,
+    agent: Agent,
+    runs: usize,
+    n: usize,
+    connect: Connect,
+) -> Concurrent {
+    let mut start = Instant::now();
+    // With `Connect::First`, every task opens its connection, then all wait for the round.
+    let ready = Arc::new(Barrier::new(if connect == Connect::First {
+        runs + 1
+    } else {
+        1
+    }));
     let tasks: Vec<_> = (0..runs)
         .map(|_| {
             let body = agent.body(n);
-            tokio::spawn(async move { drain(addr, agent.path(), &body).await })
+            let ready = ready.clone();
+            tokio::spawn(async move {
+                match connect {
+                    Connect::AsItStarts => drain(addr, agent.path(), &body).await,
+                    Connect::First => {
+                        let stream = client::connect(addr).await;
+                        ready.wait().await;
+                        drain_on(stream?, addr, agent.path(), &body).await
+                    }
+                }
+            })
         })
         .collect();
+    if connect == Connect::First {
+        ready.wait().await;
+        start = Instant::now();
+    }
     let mut firsts = Vec::new();
     let mut events = 0;
     let mut failed = 0;
@@ -160,10 +201,11 @@ pub async fn concurrent_median(
     runs: usize,
     n: usize,
     repeats: usize,
+    connect: Connect,
 ) -> Concurrent {
     let mut all = Vec::new();
     for _ in 0..repeats.max(1) {
-        all.push(concurrent(addr, agent, runs, n).await);
+        all.push(concurrent(addr, agent, runs, n, connect).await);
     }
     all.sort_by(|a, b| a.rate.total_cmp(&b.rate));
     all[all.len() / 2]
