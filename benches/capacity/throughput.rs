@@ -3,12 +3,10 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-
-use std::sync::Arc;
-
 use tokio::sync::Barrier;
 
 use crate::client::{self, drain, drain_on, Drained};
