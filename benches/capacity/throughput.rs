@@ -129,28 +129,22 @@ pub async fn concurrent(
 ) -> Concurrent {
     let mut start = Instant::now();
     // With `Connect::First`, every task opens its connection, then all wait for the round.
-    let ready = Arc::new(Barrier::new(if connect == Connect::First {
-        runs + 1
-    } else {
-        1
-    }));
+    let ready = (connect == Connect::First).then(|| Arc::new(Barrier::new(runs + 1)));
     let tasks: Vec<_> = (0..runs)
         .map(|_| {
             let body = agent.body(n);
             let ready = ready.clone();
             tokio::spawn(async move {
-                match connect {
-                    Connect::AsItStarts => drain(addr, agent.path(), &body).await,
-                    Connect::First => {
-                        let stream = client::connect(addr).await;
-                        ready.wait().await;
-                        drain_on(stream?, addr, agent.path(), &body).await
-                    }
-                }
+                let Some(ready) = ready else {
+                    return drain(addr, agent.path(), &body).await;
+                };
+                let stream = client::connect(addr).await;
+                ready.wait().await;
+                drain_on(stream?, addr, agent.path(), &body).await
             })
         })
         .collect();
-    if connect == Connect::First {
+    if let Some(ready) = &ready {
         ready.wait().await;
         start = Instant::now();
     }
